@@ -26,7 +26,9 @@ pub fn sample(config: &Config, walker: &Walker, skill_dir: &Path, cap: usize) ->
         return found.into_iter().map(|f| f.path).collect();
     }
     let mut found = if config.is(Mutant::CapBeforeSort) {
-        walker.walk(skill_dir, true, &mut |r, n| keep(r, n), &mut |f| f.len() >= cap)
+        walker.walk(skill_dir, true, &mut |r, n| keep(r, n), &mut |f| {
+            f.len() >= cap
+        })
     } else {
         walker.walk(skill_dir, true, &mut |r, n| keep(r, n), &mut |_| false)
     };
@@ -56,9 +58,14 @@ fn per_level(
         let name = entry.name.as_encoded_bytes();
         let relative = format!("{prefix}{}", entry.name.to_string_lossy());
         match &entry.kind {
-            Kind::Dir { .. } if !is_excluded_dir(config, name) => {
-                per_level(config, walker, &dir.join(&entry.name), &(relative + "/"), keep, found)
-            }
+            Kind::Dir { .. } if !is_excluded_dir(config, name) => per_level(
+                config,
+                walker,
+                &dir.join(&entry.name),
+                &(relative + "/"),
+                keep,
+                found,
+            ),
             Kind::File if keep(&relative, name) => found.push(Found {
                 path: dir.join(&entry.name),
                 relative,

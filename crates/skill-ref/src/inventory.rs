@@ -60,7 +60,8 @@ pub fn order_candidates(config: &Config, candidates: &mut [Found]) {
 
 /// Is `name` the candidate file name?
 fn is_candidate_name(config: &Config, name: &[u8]) -> bool {
-    name == b"SKILL.md" || (config.is(Mutant::SkillMdCaseInsensitive) && name.eq_ignore_ascii_case(b"SKILL.md"))
+    name == b"SKILL.md"
+        || (config.is(Mutant::SkillMdCaseInsensitive) && name.eq_ignore_ascii_case(b"SKILL.md"))
 }
 
 /// Walks every root and builds the de-duplicated inventory.
@@ -104,7 +105,8 @@ pub fn discover(config: &Config, walker: &Walker, roots: &[PathBuf]) -> Discover
             }
         }
     }
-    let winner: HashMap<String, usize> = winner.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+    let winner: HashMap<String, usize> =
+        winner.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
     for (index, (found, parsed)) in parsed.into_iter().enumerate() {
         let location = path_text(&found.path);
         match parsed {
@@ -120,7 +122,11 @@ pub fn discover(config: &Config, walker: &Walker, roots: &[PathBuf]) -> Discover
                             description,
                             location,
                         },
-                        dir: found.path.parent().map(Path::to_path_buf).unwrap_or_default(),
+                        dir: found
+                            .path
+                            .parent()
+                            .map(Path::to_path_buf)
+                            .unwrap_or_default(),
                         body,
                     });
                 } else {

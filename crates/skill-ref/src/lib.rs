@@ -124,7 +124,10 @@ impl Source {
 
     /// Loads `roots` with `config` (the correct loader or a mutant), resolving against `cwd`.
     pub fn load_with(config: Config, roots: &[PathBuf], options: &Options, cwd: &Path) -> Source {
-        let roots: Vec<PathBuf> = roots.iter().map(|r| roots::normalize_root(r, cwd)).collect();
+        let roots: Vec<PathBuf> = roots
+            .iter()
+            .map(|r| roots::normalize_root(r, cwd))
+            .collect();
         let walker = Walker::new(config);
         let discovery = inventory::discover(&config, &walker, &roots);
         let mut warnings: Vec<String> = discovery
@@ -162,11 +165,12 @@ impl Source {
             .iter()
             .map(|&i| (discovery.skills[i].entry.name.clone(), i))
             .collect();
-        let sample_limit = if config.is(Mutant::SampleLimitIgnored) && options.sample_limit == SampleLimit::Omit {
-            SampleLimit::Default
-        } else {
-            options.sample_limit
-        };
+        let sample_limit =
+            if config.is(Mutant::SampleLimitIgnored) && options.sample_limit == SampleLimit::Omit {
+                SampleLimit::Default
+            } else {
+                options.sample_limit
+            };
         Source {
             config,
             walker,
@@ -204,7 +208,11 @@ impl Source {
     /// The filtered skill names in code-point order.
     pub fn names(&self) -> Vec<&str> {
         let mut names: Vec<&str> = if self.config.is(Mutant::NotFoundUnfiltered) {
-            self.discovery.skills.iter().map(|s| s.entry.name.as_str()).collect()
+            self.discovery
+                .skills
+                .iter()
+                .map(|s| s.entry.name.as_str())
+                .collect()
         } else {
             self.kept_skills().map(|s| s.entry.name.as_str()).collect()
         };
@@ -261,7 +269,12 @@ impl Source {
 
     /// Every accepted name (unfiltered) in code-point order: the default load list's head.
     pub fn accepted_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.discovery.skills.iter().map(|s| s.entry.name.clone()).collect();
+        let mut names: Vec<String> = self
+            .discovery
+            .skills
+            .iter()
+            .map(|s| s.entry.name.clone())
+            .collect();
         names.sort();
         names
     }

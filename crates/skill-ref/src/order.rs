@@ -33,7 +33,10 @@ mod tests {
         assert_eq!(compare(&c, "z", "ß"), Ordering::Less);
         assert_eq!(compare(&c, "B", "a"), Ordering::Less);
         let utf16 = Config::mutated(Mutant::Utf16Order);
-        assert_eq!(compare(&utf16, "a\u{E000}", "a\u{1F600}"), Ordering::Greater);
+        assert_eq!(
+            compare(&utf16, "a\u{E000}", "a\u{1F600}"),
+            Ordering::Greater
+        );
         let folded = Config::mutated(Mutant::CaseFoldedOrder);
         assert_eq!(compare(&folded, "B", "a"), Ordering::Greater);
     }

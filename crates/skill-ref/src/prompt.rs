@@ -4,7 +4,8 @@
 pub const NO_SKILLS: &str = "No skills are currently available.";
 
 /// The two fixed lines before the list.
-pub const PREAMBLE: &str = "Skills provide specialized instructions and workflows for specific tasks.\n\
+pub const PREAMBLE: &str =
+    "Skills provide specialized instructions and workflows for specific tasks.\n\
 Use the skill tool to load a skill when a task matches its description.";
 
 /// Builds the prompt from `(name, description)` pairs already in the order to print.

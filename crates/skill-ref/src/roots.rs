@@ -34,9 +34,18 @@ mod tests {
     #[test]
     fn absolutises_and_removes_dot_segments_lexically() {
         let cwd = Path::new("/work/here");
-        assert_eq!(normalize_root(Path::new("skills"), cwd), Path::new("/work/here/skills"));
-        assert_eq!(normalize_root(Path::new("/t/x/../x/./y/"), cwd), Path::new("/t/x/y"));
-        assert_eq!(normalize_root(Path::new("../up"), cwd), Path::new("/work/up"));
+        assert_eq!(
+            normalize_root(Path::new("skills"), cwd),
+            Path::new("/work/here/skills")
+        );
+        assert_eq!(
+            normalize_root(Path::new("/t/x/../x/./y/"), cwd),
+            Path::new("/t/x/y")
+        );
+        assert_eq!(
+            normalize_root(Path::new("../up"), cwd),
+            Path::new("/work/up")
+        );
         assert_eq!(normalize_root(Path::new("/../a"), cwd), Path::new("/a"));
     }
 }

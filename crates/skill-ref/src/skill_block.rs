@@ -120,7 +120,13 @@ mod tests {
     #[test]
     fn not_found_lists_or_says_none() {
         let c = Config::default();
-        assert_eq!(not_found(&c, "q", &["a", "b"]), "Skill \"q\" not found. Available skills: a, b");
-        assert_eq!(not_found(&c, "q", &[]), "Skill \"q\" not found. Available skills: none");
+        assert_eq!(
+            not_found(&c, "q", &["a", "b"]),
+            "Skill \"q\" not found. Available skills: a, b"
+        );
+        assert_eq!(
+            not_found(&c, "q", &[]),
+            "Skill \"q\" not found. Available skills: none"
+        );
     }
 }

@@ -73,7 +73,9 @@ pub fn parse(config: &Config, bytes: &[u8]) -> Parsed {
         };
         return Parsed::Rejected {
             reason,
-            detail: Some("no frontmatter: the file does not open with a `---` fence that closes".into()),
+            detail: Some(
+                "no frontmatter: the file does not open with a `---` fence that closes".into(),
+            ),
         };
     };
     let (name, description, yaml) = read_fields(config, block);
@@ -158,12 +160,27 @@ mod tests {
 
     #[test]
     fn fence_rule_matches_the_port_regex() {
-        assert_eq!(split_fence("---\nname: x\n---\nbody"), Some(("name: x", "body")));
-        assert_eq!(split_fence("---\r\nname: x\r\n---\r\nbody\r\n"), Some(("name: x", "body\r\n")));
+        assert_eq!(
+            split_fence("---\nname: x\n---\nbody"),
+            Some(("name: x", "body"))
+        );
+        assert_eq!(
+            split_fence("---\r\nname: x\r\n---\r\nbody\r\n"),
+            Some(("name: x", "body\r\n"))
+        );
         assert_eq!(split_fence("---\n\n---"), Some(("", "")));
-        assert_eq!(split_fence("---\nname: x\n----\nbody"), Some(("name: x", "-\nbody")));
-        assert_eq!(split_fence("---\nname: x\n---   \nbody"), Some(("name: x", "   \nbody")));
-        assert_eq!(split_fence("---\n---\nname: adj\n---\nbody"), Some(("---\nname: adj", "body")));
+        assert_eq!(
+            split_fence("---\nname: x\n----\nbody"),
+            Some(("name: x", "-\nbody"))
+        );
+        assert_eq!(
+            split_fence("---\nname: x\n---   \nbody"),
+            Some(("name: x", "   \nbody"))
+        );
+        assert_eq!(
+            split_fence("---\n---\nname: adj\n---\nbody"),
+            Some(("---\nname: adj", "body"))
+        );
         assert_eq!(split_fence("---\nname: x\n  ---\nbody"), None);
         assert_eq!(split_fence("--- \nname: x\n---\n"), None);
         assert_eq!(split_fence("\n---\nname: x\n---\n"), None);
@@ -177,7 +194,10 @@ mod tests {
 
     #[test]
     fn reason_is_malformed_only_when_yaml_failed_and_no_name_was_rescued() {
-        let rejected = |reason| Parsed::Rejected { reason, detail: None };
+        let rejected = |reason| Parsed::Rejected {
+            reason,
+            detail: None,
+        };
         let reason_of = |p: Parsed| match p {
             Parsed::Rejected { reason, .. } => rejected(reason),
             other => other,
@@ -186,21 +206,40 @@ mod tests {
             reason_of(skill("---\n  name: x\ndescription: a: b\n---\n")),
             rejected(SkipReason::MalformedFrontmatter)
         );
-        assert_eq!(reason_of(skill("---\n\n---\n")), rejected(SkipReason::MissingName));
-        assert_eq!(reason_of(skill("---\nname: [a]\n---\n")), rejected(SkipReason::MissingName));
-        assert_eq!(reason_of(skill("no fence")), rejected(SkipReason::MissingName));
-        assert_eq!(reason_of(skill("---\nname: ''\n---\n")), rejected(SkipReason::MissingName));
+        assert_eq!(
+            reason_of(skill("---\n\n---\n")),
+            rejected(SkipReason::MissingName)
+        );
+        assert_eq!(
+            reason_of(skill("---\nname: [a]\n---\n")),
+            rejected(SkipReason::MissingName)
+        );
+        assert_eq!(
+            reason_of(skill("no fence")),
+            rejected(SkipReason::MissingName)
+        );
+        assert_eq!(
+            reason_of(skill("---\nname: ''\n---\n")),
+            rejected(SkipReason::MissingName)
+        );
     }
 
     #[test]
     fn yaml_scalars_survive_a_rescue_and_the_rescue_fills_the_rest() {
         assert_eq!(
             skill("---\nname: foo # c\ndescription: [a, b]\n---\nbody"),
-            Parsed::Skill { name: "foo".into(), description: None, body: "body".into() }
+            Parsed::Skill {
+                name: "foo".into(),
+                description: None,
+                body: "body".into()
+            }
         );
         assert_eq!(
             skill("---\nname: [a]\nname2: x\n---\n"),
-            Parsed::Rejected { reason: SkipReason::MissingName, detail: None }
+            Parsed::Rejected {
+                reason: SkipReason::MissingName,
+                detail: None
+            }
         );
     }
 
@@ -219,7 +258,11 @@ mod tests {
     fn bom_is_removed_and_body_keeps_crlf_but_is_trimmed() {
         assert_eq!(
             skill("\u{FEFF}---\r\nname: x\r\n---\r\n\r\n l1\r\nl2 \r\n"),
-            Parsed::Skill { name: "x".into(), description: None, body: "l1\r\nl2".into() }
+            Parsed::Skill {
+                name: "x".into(),
+                description: None,
+                body: "l1\r\nl2".into()
+            }
         );
     }
 }

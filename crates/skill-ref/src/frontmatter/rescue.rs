@@ -101,7 +101,10 @@ mod tests {
     fn takes_the_whole_rest_of_a_column_zero_line() {
         let r = run("name: x\ndescription: Use when: y # not a comment\n");
         assert_eq!(r.name.as_deref(), Some("x"));
-        assert_eq!(r.description.as_deref(), Some("Use when: y # not a comment"));
+        assert_eq!(
+            r.description.as_deref(),
+            Some("Use when: y # not a comment")
+        );
     }
 
     #[test]
@@ -115,7 +118,10 @@ mod tests {
         let r = run("description: [bad\ndescription: good: y\nname:\nname: second");
         assert_eq!(r.description.as_deref(), Some("good: y"));
         assert_eq!(r.name.as_deref(), Some("second"));
-        let m = rescue(&Config::mutated(Mutant::RefusedUsesKey), "description: [bad\ndescription: ok");
+        let m = rescue(
+            &Config::mutated(Mutant::RefusedUsesKey),
+            "description: [bad\ndescription: ok",
+        );
         assert_eq!(m.description, None);
     }
 

@@ -259,7 +259,10 @@ mod tests {
 
     #[test]
     fn sequences_and_mappings_are_structural() {
-        assert_eq!(mapping("name: [a]\ndescription: {k: v}"), (Field::Structural, Field::Structural));
+        assert_eq!(
+            mapping("name: [a]\ndescription: {k: v}"),
+            (Field::Structural, Field::Structural)
+        );
         assert_eq!(mapping("name: !custom [a]").0, Field::Structural);
     }
 
@@ -283,10 +286,17 @@ mod tests {
             "name: x\ndescription: [unterminated, flow",
             "name: x\n\tdescription: tab",
         ] {
-            assert!(matches!(parse(&Config::default(), block), Yaml::Failed(_)), "{block:?}");
+            assert!(
+                matches!(parse(&Config::default(), block), Yaml::Failed(_)),
+                "{block:?}"
+            );
         }
         for block in ["", "# only a comment", "nocolon", "- a\n- b"] {
-            assert_eq!(parse(&Config::default(), block), Yaml::NotMapping, "{block:?}");
+            assert_eq!(
+                parse(&Config::default(), block),
+                Yaml::NotMapping,
+                "{block:?}"
+            );
         }
     }
 }
