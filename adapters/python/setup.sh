@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Set up the Python adapter's interpreter: a venv with the toolnexus port installed.
+#
+#   setup.sh [VERSION|PATH]
+#
+#   VERSION  a PyPI release of toolnexus (default 0.21.0) → venv at .cache/venv-VERSION
+#   PATH     a local checkout of the toolnexus repository (or of its python/ folder)
+#            → venv at .cache/venv-local-<hash of the package folder>, `pip install -e` of
+#              PATH/python if that folder has a pyproject.toml, else of PATH itself
+#
+# The last line on stdout is the venv's python; start the adapter with
+#   "$(setup.sh | tail -n1)" adapters/python/adapter.py
+# Idempotent and cached: a venv that already imports the wanted toolnexus is reused without
+# running pip. On failure: exit 1 with one line on stderr naming the cause (the runner reports
+# the port `unavailable` with it); the tool output behind it is kept in .cache/setup-*.log.
+#
+# Environment: PYTHON (interpreter to build the venv from; default: the first of python3,
+# python3.13, python3.12, python3.11 that is ≥ 3.11), PIP_CACHE_DIR (default .cache/pip).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cache="$here/.cache"
+default_version="0.21.0"
+
+die() { printf 'setup.sh (python): %s\n' "$*" >&2; exit 1; }
+
+[ "$#" -le 1 ] || die "usage: setup.sh [VERSION|PATH] (got $# arguments)"
+arg="${1:-$default_version}"
+
+mkdir -p "$cache" || die "cannot create $cache"
+export PIP_CACHE_DIR="${PIP_CACHE_DIR:-$cache/pip}"
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PYTHONDONTWRITEBYTECODE=1
+
+# --- the base interpreter: ≥ 3.11, as toolnexus requires.
+min_check='import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'
+base=""
+if [ -n "${PYTHON:-}" ]; then
+  command -v "$PYTHON" >/dev/null 2>&1 || die "PYTHON=$PYTHON not found"
+  "$PYTHON" -c "$min_check" 2>/dev/null \
+    || die "PYTHON=$PYTHON is $("$PYTHON" -c 'import platform; print(platform.python_version())' 2>/dev/null || echo '?'); toolnexus needs Python >= 3.11"
+  base="$PYTHON"
+else
+  found=""
+  for cand in python3 python3.13 python3.12 python3.11; do
+    if command -v "$cand" >/dev/null 2>&1; then
+      found="${found:-$cand}"
+      if "$cand" -c "$min_check" 2>/dev/null; then base="$cand"; break; fi
+    fi
+  done
+  [ -n "$found" ] || die "no python3 on PATH; toolnexus needs Python >= 3.11"
+  [ -n "$base" ] \
+    || die "$found is $("$found" -c 'import platform; print(platform.python_version())' 2>/dev/null || echo '?') and no python3.11+ was found; toolnexus needs Python >= 3.11"
+fi
+
+# --- what to install, and where.
+if [[ "$arg" =~ ^[0-9][0-9A-Za-z.+!-]*$ ]]; then
+  mode=version
+  version="$arg"
+  venv="$cache/venv-$version"
+  spec="toolnexus==$version"
+else
+  mode=local
+  [ -d "$arg" ] || die "not a version and not a directory: $arg"
+  checkout="$(cd "$arg" && pwd -P)"
+  if [ -f "$checkout/python/pyproject.toml" ]; then
+    pkgdir="$checkout/python"
+  elif [ -f "$checkout/pyproject.toml" ] || [ -f "$checkout/setup.py" ]; then
+    pkgdir="$checkout"
+  else
+    die "no pyproject.toml in $checkout/python or $checkout: not a toolnexus checkout"
+  fi
+  hash="$(printf '%s' "$pkgdir" | "$base" -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest()[:12])')"
+  venv="$cache/venv-local-$hash"
+fi
+vpy="$venv/bin/python"
+log="$cache/setup-$(basename "$venv").log"
+
+# Is the venv already right? (fast path: no pip)
+ready() {
+  [ -x "$vpy" ] || return 1
+  if [ "$mode" = version ]; then
+    # The installed distribution's version, and a findable package (not imported: that
+    # takes ~0.6 s; an import failure still surfaces at the adapter's hello).
+    [ "$("$vpy" -c 'import importlib.metadata as m, importlib.util as u; assert u.find_spec("toolnexus"); print(m.version("toolnexus"))' 2>/dev/null)" = "$version" ]
+  else
+    # An editable install of this checkout: toolnexus must resolve to a file inside it.
+    "$vpy" - "$pkgdir" 2>/dev/null <<'EOF'
+import importlib.util, os, sys
+spec = importlib.util.find_spec("toolnexus")
+pkg = os.path.realpath(os.path.dirname(spec.origin))
+sys.exit(0 if pkg.startswith(os.path.realpath(sys.argv[1]) + os.sep) else 1)
+EOF
+  fi
+}
+
+if ! ready; then
+  : >"$log"
+  fresh=""
+  # A venv whose interpreter cannot run (half-created, or its base Python is gone) is rebuilt.
+  if ! { [ -x "$vpy" ] && "$vpy" -c 'import sys' >/dev/null 2>&1; }; then
+    rm -rf -- "$venv"
+    "$base" -m venv "$venv" >>"$log" 2>&1 \
+      || { rm -rf -- "$venv"; die "cannot create a venv with $base ($(tail -n1 "$log")); log: $log"; }
+    fresh=1
+  fi
+  # Do not leave behind a venv this run created for a package that never installed.
+  trap '[ -n "$fresh" ] && rm -rf -- "$venv"' EXIT
+  if [ "$mode" = version ]; then
+    "$vpy" -m pip install "$spec" >>"$log" 2>&1 \
+      || die "pip could not install $spec ($(grep -E '^ERROR' "$log" | tail -n1 || true)); log: $log"
+  else
+    "$vpy" -m pip install -e "$pkgdir" >>"$log" 2>&1 \
+      || die "pip could not install -e $pkgdir ($(grep -E '^ERROR' "$log" | tail -n1 || true)); log: $log"
+  fi
+  ready || die "toolnexus installed into $venv but does not import as expected; log: $log"
+  trap - EXIT
+fi
+
+printf '%s\n' "$vpy"
