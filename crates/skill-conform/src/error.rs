@@ -1,0 +1,52 @@
+//! Setup and usage errors: the ones that stop the harness before or instead of judging (exit 2
+//! or 3). A divergence is never one of these: it is a verdict, rendered by the report.
+
+use std::path::PathBuf;
+
+/// The process exit codes of `skill-conform`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ExitCode {
+    /// Every pinned case as expected.
+    Ok = 0,
+    /// A pinned divergence or an expectation error.
+    Divergence = 1,
+    /// Usage or configuration error.
+    Usage = 2,
+    /// A selected port is broken, or a required port is unavailable.
+    PortTrouble = 3,
+}
+
+/// An error that ends the command with exit 2 (usage) or 3 (port trouble), said in one line.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("root `{}` is not a directory (hint: pass an existing skills folder)", .0.display())]
+    MissingRoot(PathBuf),
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    PortTrouble(String),
+    #[error("error {doing}: {source}")]
+    Io {
+        doing: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// The exit code this error ends the process with.
+    pub fn exit_code(&self) -> ExitCode {
+        match self {
+            Error::PortTrouble(_) => ExitCode::PortTrouble,
+            _ => ExitCode::Usage,
+        }
+    }
+
+    /// An I/O error while doing something, described in lowercase ("reading `x`").
+    pub fn io(doing: impl Into<String>, source: std::io::Error) -> Self {
+        Error::Io {
+            doing: doing.into(),
+            source,
+        }
+    }
+}

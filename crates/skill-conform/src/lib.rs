@@ -1,0 +1,10 @@
+//! skill-conform: conformance harness for the language ports of a SKILL.md loader.
+pub mod case;
+pub mod cli;
+pub mod compare;
+pub mod corpus_gen;
+pub mod error;
+pub mod normalize;
+pub mod reference;
+pub mod sandbox;
+pub mod session;

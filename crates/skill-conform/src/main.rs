@@ -1,0 +1,4 @@
+//! The `skill-conform` binary; everything lives in the library.
+fn main() -> std::process::ExitCode {
+    skill_conform::cli::main()
+}

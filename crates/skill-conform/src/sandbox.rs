@@ -1,0 +1,431 @@
+//! Stage 2 — sandbox: a fresh temporary copy of one case, with its renames and links applied,
+//! and the absolute roots handed to every adapter.
+//!
+//! [`Sandbox::prepare`] does, in order:
+//!
+//! 1. Creates `TMP/skill-conform-XXXXXX` whose canonical path has only `[A-Za-z0-9._/-]` (so a
+//!    root's raw and percent-encoded spellings are equal). `std::env::temp_dir()` is tried
+//!    first, then `/tmp`; if neither qualifies, [`SandboxError::NoPlainTempDir`].
+//! 2. Copies the case directory except its `case.toml`, byte for byte, in sorted order, without
+//!    following symlinks (a committed symlink is recreated as a symlink).
+//! 3. Checks the copy: every directory lists exactly the names of its original. A
+//!    case-insensitive or normalising filesystem (which merges `B`/`b`, `ß`/`ss`, NFC/NFD) makes
+//!    the sandbox **vacuous** — the case's own precondition does not hold here.
+//! 4. Applies `renames`, deepest path first, so nested renames name their original paths.
+//! 5. Applies `links` (parents created as needed; the target text is written as is).
+//! 6. Hands out the roots as `SANDBOX/<entry>`: the sandbox path is canonical, the entry is not
+//!    resolved, and a root that does not exist is handed out all the same.
+//! 7. Checks `unreadable`: each path must exist (following symlinks) and fail `std::fs::read`;
+//!    otherwise the sandbox is vacuous (for example, running as root reads a mode-000 file).
+//!
+//! A broken case (a rename source that is missing, a link path that exists) is a
+//! [`SandboxError::Case`], never a panic. With `keep`, the directory outlives the sandbox value
+//! and [`Sandbox::path`] tells where; otherwise it is deleted on drop.
+
+use std::ffi::{OsStr, OsString};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use tempfile::TempDir;
+
+use crate::case::{CaseId, CaseSpec, MANIFEST};
+
+/// The prefix of every sandbox directory's name.
+pub const PREFIX: &str = "skill-conform-";
+
+/// A setup error while building a sandbox. Each renders as one line.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error("error creating a sandbox: no temporary directory has a plain path `[A-Za-z0-9._/-]` ({tried}) (hint: set TMPDIR to a directory with such a path)")]
+    NoPlainTempDir { tried: String },
+
+    #[error("error {action} `{}`: {cause}", path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        cause: io::Error,
+    },
+
+    #[error("error preparing case `{case}`: {message} (hint: {hint})")]
+    Case {
+        case: CaseId,
+        message: String,
+        hint: String,
+    },
+}
+
+fn io_error(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> SandboxError {
+    let path = path.to_owned();
+    move |cause| SandboxError::Io {
+        action,
+        path,
+        cause,
+    }
+}
+
+/// One case's temporary copy.
+#[derive(Debug)]
+pub struct Sandbox {
+    /// `None` once kept: nothing deletes the directory then.
+    dir: Option<TempDir>,
+    path: PathBuf,
+    roots: Vec<String>,
+    vacuous: Option<String>,
+}
+
+impl Sandbox {
+    /// Builds the sandbox for `case` (see the module doc for the steps).
+    pub fn prepare(case: &CaseSpec, keep: bool) -> Result<Sandbox, SandboxError> {
+        let (dir, path) = plain_tempdir(PREFIX)?;
+        let mut vacuous = None;
+        copy_dir(&case.dir, &path, Path::new(""), &mut vacuous)?;
+        apply_renames(case, &path)?;
+        apply_links(case, &path)?;
+
+        let base = path
+            .to_str()
+            .expect("a plain temporary path is ASCII")
+            .to_owned();
+        let roots = case
+            .roots
+            .iter()
+            .map(|entry| format!("{base}/{entry}"))
+            .collect();
+
+        if vacuous.is_none() {
+            vacuous = check_unreadable(&case.unreadable, &path);
+        }
+
+        let dir = if keep {
+            let _kept = dir.keep();
+            None
+        } else {
+            Some(dir)
+        };
+        Ok(Sandbox {
+            dir,
+            path,
+            roots,
+            vacuous,
+        })
+    }
+
+    /// The canonical absolute path of the sandbox directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The absolute roots, in the case's order.
+    pub fn roots(&self) -> &[String] {
+        &self.roots
+    }
+
+    /// Why the case's precondition does not hold on this filesystem, if it does not.
+    pub fn vacuous(&self) -> Option<&str> {
+        self.vacuous.as_deref()
+    }
+
+    /// Whether the directory is kept after this value is dropped.
+    pub fn is_kept(&self) -> bool {
+        self.dir.is_none()
+    }
+}
+
+/// Creates a temporary directory named `PREFIX…` whose canonical path has only
+/// `[A-Za-z0-9._/-]`, trying `std::env::temp_dir()` and then `/tmp`. Returns it with its
+/// canonical path. Also fit for a temporary `HOME`.
+pub fn plain_tempdir(prefix: &str) -> Result<(TempDir, PathBuf), SandboxError> {
+    let mut tried = Vec::new();
+    let mut bases = vec![std::env::temp_dir()];
+    if bases[0] != Path::new("/tmp") {
+        bases.push(PathBuf::from("/tmp"));
+    }
+    for base in bases {
+        let dir = match tempfile::Builder::new().prefix(prefix).tempdir_in(&base) {
+            Ok(dir) => dir,
+            Err(error) => {
+                tried.push(format!("`{}`: {error}", base.display()));
+                continue;
+            }
+        };
+        match dir.path().canonicalize() {
+            Ok(path) if path.to_str().is_some_and(is_plain_path) => return Ok((dir, path)),
+            Ok(path) => tried.push(format!("`{}` is not plain", path.display())),
+            Err(error) => tried.push(format!("`{}`: {error}", dir.path().display())),
+        }
+    }
+    Err(SandboxError::NoPlainTempDir {
+        tried: tried.join("; "),
+    })
+}
+
+/// Whether `path` is absolute and has only `[A-Za-z0-9._/-]`.
+pub fn is_plain_path(path: &str) -> bool {
+    path.starts_with('/')
+        && path
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'/'))
+}
+
+/// The fixed environment an adapter runs with (sorted by name): `HOME`, `LANG`, `LC_ALL`,
+/// `PATH` (inherited, if set) and `TZ`. The caller clears the rest and adds the port's cache
+/// variables.
+pub fn adapter_env(home: &Path) -> Vec<(String, OsString)> {
+    let mut env = vec![
+        ("HOME".to_owned(), home.as_os_str().to_owned()),
+        ("LANG".to_owned(), OsString::from("C.UTF-8")),
+        ("LC_ALL".to_owned(), OsString::from("C.UTF-8")),
+    ];
+    if let Some(path) = std::env::var_os("PATH") {
+        env.push(("PATH".to_owned(), path));
+    }
+    env.push(("TZ".to_owned(), OsString::from("UTC")));
+    env
+}
+
+/// Copies the directory `from` into the existing directory `to`; `rel` is `from` relative to the
+/// case directory (empty at the top, where `case.toml` is left out). The first sign that the
+/// filesystem merged or renamed an entry goes into `vacuous`.
+fn copy_dir(
+    from: &Path,
+    to: &Path,
+    rel: &Path,
+    vacuous: &mut Option<String>,
+) -> Result<(), SandboxError> {
+    let mut names = sorted_names(from)?;
+    if rel.as_os_str().is_empty() {
+        names.retain(|name| name != MANIFEST);
+    }
+    for name in &names {
+        let source = from.join(name);
+        let target = to.join(name);
+        let rel_name = rel.join(name);
+        let meta = std::fs::symlink_metadata(&source).map_err(io_error("reading", &source))?;
+        if std::fs::symlink_metadata(&target).is_ok() {
+            vacuous.get_or_insert_with(|| {
+                format!(
+                    "this filesystem merges `{}` with a name copied before it",
+                    shown(rel_name.as_os_str())
+                )
+            });
+            continue;
+        }
+        let kind = meta.file_type();
+        if kind.is_symlink() {
+            let link = std::fs::read_link(&source).map_err(io_error("reading", &source))?;
+            std::os::unix::fs::symlink(&link, &target).map_err(io_error("creating", &target))?;
+        } else if kind.is_dir() {
+            std::fs::create_dir(&target).map_err(io_error("creating", &target))?;
+            copy_dir(&source, &target, &rel_name, vacuous)?;
+        } else if kind.is_file() {
+            std::fs::copy(&source, &target).map_err(io_error("copying", &source))?;
+        } else {
+            return Err(SandboxError::Io {
+                action: "copying",
+                path: source,
+                cause: io::Error::other("not a file, directory or symlink"),
+            });
+        }
+    }
+    if vacuous.is_none() {
+        let copied = sorted_names(to)?;
+        if let Some(difference) = listing_difference(&names, &copied) {
+            let dir = if rel.as_os_str().is_empty() {
+                "the case directory".to_owned()
+            } else {
+                format!("`{}`", shown(rel.as_os_str()))
+            };
+            *vacuous = Some(format!(
+                "this filesystem does not keep the names in {dir}: {difference}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn sorted_names(dir: &Path) -> Result<Vec<OsString>, SandboxError> {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io_error("listing", dir))? {
+        names.push(entry.map_err(io_error("listing", dir))?.file_name());
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// How a copied directory's (sorted) listing differs from its original's, if it does.
+fn listing_difference(expected: &[OsString], actual: &[OsString]) -> Option<String> {
+    if expected == actual {
+        return None;
+    }
+    let missing: Vec<String> = expected
+        .iter()
+        .filter(|name| !actual.contains(name))
+        .map(|name| format!("`{}`", shown(name)))
+        .collect();
+    let extra: Vec<String> = actual
+        .iter()
+        .filter(|name| !expected.contains(name))
+        .map(|name| format!("`{}`", shown(name)))
+        .collect();
+    let mut parts = vec![format!(
+        "expected {} entries, found {}",
+        expected.len(),
+        actual.len()
+    )];
+    if !missing.is_empty() {
+        parts.push(format!("missing {}", missing.join(", ")));
+    }
+    if !extra.is_empty() {
+        parts.push(format!("unexpected {}", extra.join(", ")));
+    }
+    Some(parts.join("; "))
+}
+
+/// A name for messages: printable ASCII as is, everything else as `\u{…}` (so NFC and NFD
+/// spellings look different), bytes that are not UTF-8 as `\x..`.
+fn shown(name: &OsStr) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::new();
+    for chunk in name.as_bytes().utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c.is_ascii_graphic() || c == ' ' {
+                out.push(c);
+            } else {
+                out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+            }
+        }
+        for byte in chunk.invalid() {
+            out.push_str(&format!("\\x{byte:02x}"));
+        }
+    }
+    out
+}
+
+fn case_error(case: &CaseSpec, message: String, hint: &str) -> SandboxError {
+    SandboxError::Case {
+        case: case.id.clone(),
+        message,
+        hint: hint.to_owned(),
+    }
+}
+
+fn apply_renames(case: &CaseSpec, sandbox: &Path) -> Result<(), SandboxError> {
+    let mut renames: Vec<(&String, &String)> = case.renames.iter().collect();
+    // Deepest first, so `a/dot-git/b/dot-git` is renamed before `a/dot-git` moves.
+    renames.sort_by(|(a, _), (b, _)| {
+        b.matches('/')
+            .count()
+            .cmp(&a.matches('/').count())
+            .then(a.cmp(b))
+    });
+    for (from, new_name) in renames {
+        let source = sandbox.join(from);
+        if std::fs::symlink_metadata(&source).is_err() {
+            return Err(case_error(
+                case,
+                format!("rename source `{from}` does not exist"),
+                "`renames` names paths as committed, relative to the case directory",
+            ));
+        }
+        let target = source.with_file_name(new_name);
+        if std::fs::symlink_metadata(&target).is_ok() {
+            return Err(case_error(
+                case,
+                format!("renaming `{from}` to `{new_name}`: the target already exists"),
+                "remove the existing entry from the fixture, or rename to another name",
+            ));
+        }
+        std::fs::rename(&source, &target).map_err(io_error("renaming", &source))?;
+    }
+    Ok(())
+}
+
+fn apply_links(case: &CaseSpec, sandbox: &Path) -> Result<(), SandboxError> {
+    for (link, target) in &case.links {
+        let path = sandbox.join(link);
+        if std::fs::symlink_metadata(&path).is_ok() {
+            return Err(case_error(
+                case,
+                format!("link path `{link}` already exists"),
+                "`links` creates new entries; remove the committed one or pick another path",
+            ));
+        }
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(io_error("creating", parent))?;
+        }
+        std::os::unix::fs::symlink(target, &path).map_err(io_error("creating", &path))?;
+    }
+    Ok(())
+}
+
+/// Why an `unreadable` precondition does not hold, if one does not.
+fn check_unreadable(paths: &[String], sandbox: &Path) -> Option<String> {
+    paths.iter().find_map(|rel| {
+        let path = sandbox.join(rel);
+        if std::fs::metadata(&path).is_err() {
+            Some(format!(
+                "`{rel}` should exist and fail to read, but it does not exist on this system"
+            ))
+        } else if std::fs::read(&path).is_ok() {
+            Some(format!(
+                "`{rel}` should fail to read, but it reads on this system (running as root?)"
+            ))
+        } else {
+            None
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(list: &[&str]) -> Vec<OsString> {
+        list.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn same_listing_is_no_difference() {
+        assert_eq!(
+            listing_difference(&names(&["B", "b"]), &names(&["B", "b"])),
+            None
+        );
+    }
+
+    #[test]
+    fn case_insensitive_merge_is_reported() {
+        assert_eq!(
+            listing_difference(&names(&["B", "b"]), &names(&["B"])).unwrap(),
+            "expected 2 entries, found 1; missing `b`"
+        );
+    }
+
+    #[test]
+    fn normalising_rename_is_reported_visibly() {
+        assert_eq!(
+            listing_difference(&names(&["caf\u{e9}"]), &names(&["cafe\u{301}"])).unwrap(),
+            "expected 1 entries, found 1; missing `caf\\u{e9}`; unexpected `cafe\\u{301}`"
+        );
+    }
+
+    #[test]
+    fn plain_paths() {
+        assert!(is_plain_path("/tmp/skill-conform-Ab9.x_y/skills"));
+        assert!(!is_plain_path("tmp/x"));
+        assert!(!is_plain_path("/tmp/with space"));
+        assert!(!is_plain_path("/tmp/é"));
+    }
+
+    #[test]
+    fn adapter_env_is_fixed_and_sorted() {
+        let env = adapter_env(Path::new("/tmp/home"));
+        let keys: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
+        let mut sorted = keys.clone();
+        sorted.sort();
+        assert_eq!(keys, sorted);
+        assert!(env.contains(&("TZ".into(), "UTC".into())));
+        assert!(env.contains(&("LANG".into(), "C.UTF-8".into())));
+        assert!(env.contains(&("LC_ALL".into(), "C.UTF-8".into())));
+        assert!(env.contains(&("HOME".into(), "/tmp/home".into())));
+    }
+}

@@ -1,0 +1,238 @@
+//! `Sandbox::prepare` on temporary fixture trees.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use skill_conform::case::{CaseId, CaseSpec};
+use skill_conform::sandbox::{is_plain_path, Sandbox, SandboxError};
+
+fn write(path: &Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+/// A case directory with `extra` appended to a minimal `case.toml`.
+fn case(dir: &Path, extra: &str) -> CaseSpec {
+    let text = format!("summary = \"s\"\npinned = true\nrules = [\"§2\"]\n{extra}");
+    write(&dir.join("case.toml"), &text);
+    CaseSpec::parse(CaseId::new("g", "c").unwrap(), dir.to_owned(), &text).unwrap()
+}
+
+#[test]
+fn copies_bytes_exactly_and_leaves_out_the_manifest() {
+    let fixtures = tempfile::tempdir().unwrap();
+    let dir = fixtures.path().join("g/c");
+    let bytes: &[u8] = b"\xEF\xBB\xBF---\r\nname: a\r\n---\r\nbody\t\xFF\n";
+    fs::create_dir_all(dir.join("skills/a")).unwrap();
+    fs::write(dir.join("skills/a/SKILL.md"), bytes).unwrap();
+    write(&dir.join("skills/a/node_modules/x/SKILL.md"), "x");
+    let spec = case(&dir, "");
+
+    let sandbox = Sandbox::prepare(&spec, false).unwrap();
+    let root = sandbox.path();
+    assert!(is_plain_path(root.to_str().unwrap()), "{}", root.display());
+    assert_eq!(root, root.canonicalize().unwrap());
+    assert!(root
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .starts_with("skill-conform-"));
+    assert_eq!(fs::read(root.join("skills/a/SKILL.md")).unwrap(), bytes);
+    assert!(root.join("skills/a/node_modules/x/SKILL.md").is_file());
+    assert!(!root.join("case.toml").exists());
+    assert_eq!(sandbox.roots(), [format!("{}/skills", root.display())]);
+    assert_eq!(sandbox.vacuous(), None);
+    assert!(!sandbox.is_kept());
+
+    let path = root.to_owned();
+    drop(sandbox);
+    assert!(!path.exists(), "the sandbox is deleted on drop");
+}
+
+#[test]
+fn renames_then_links() {
+    let fixtures = tempfile::tempdir().unwrap();
+    let dir = fixtures.path().join("g/c");
+    write(&dir.join("skills/x/dot-git/SKILL.md"), "hidden");
+    write(&dir.join("skills/x/dot-git/inner/dot-git/f"), "nested");
+    write(&dir.join("skills/real/SKILL.md"), "real");
+    let spec = case(
+        &dir,
+        "renames = { \"skills/x/dot-git\" = \".git\", \"skills/x/dot-git/inner/dot-git\" = \".git\" }\n\
+         links = { \"skills/alias\" = \"real\", \"skills/deep/new/loop\" = \"../..\" }\n",
+    );
+    let sandbox = Sandbox::prepare(&spec, false).unwrap();
+    let root = sandbox.path();
+
+    assert!(!root.join("skills/x/dot-git").exists());
+    assert_eq!(
+        fs::read_to_string(root.join("skills/x/.git/SKILL.md")).unwrap(),
+        "hidden"
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("skills/x/.git/inner/.git/f")).unwrap(),
+        "nested"
+    );
+
+    let alias = root.join("skills/alias");
+    assert!(fs::symlink_metadata(&alias)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(fs::read_link(&alias).unwrap(), PathBuf::from("real"));
+    assert_eq!(fs::read_to_string(alias.join("SKILL.md")).unwrap(), "real");
+    assert_eq!(
+        fs::read_link(root.join("skills/deep/new/loop")).unwrap(),
+        PathBuf::from("../..")
+    );
+    assert_eq!(sandbox.vacuous(), None);
+}
+
+#[test]
+fn committed_symlinks_are_recreated_not_followed() {
+    let fixtures = tempfile::tempdir().unwrap();
+    let dir = fixtures.path().join("g/c");
+    write(&dir.join("skills/real/SKILL.md"), "real");
+    fs::create_dir_all(dir.join("skills")).unwrap();
+    std::os::unix::fs::symlink("real", dir.join("skills/alias")).unwrap();
+    let sandbox = Sandbox::prepare(&case(&dir, ""), false).unwrap();
+    let alias = sandbox.path().join("skills/alias");
+    assert!(fs::symlink_metadata(&alias)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(fs::read_link(alias).unwrap(), PathBuf::from("real"));
+}
+
+#[test]
+fn missing_roots_are_handed_out_in_order() {
+    let fixtures = tempfile::tempdir().unwrap();
+    let dir = fixtures.path().join("g/c");
+    write(&dir.join("b/SKILL.md"), "");
+    let spec = case(&dir, "roots = [\"b\", \"nope/deeper\", \"b\"]\n");
+    let sandbox = Sandbox::prepare(&spec, false).unwrap();
+    let base = sandbox.path().display().to_string();
+    assert_eq!(
+        sandbox.roots(),
+        [
+            format!("{base}/b"),
+            format!("{base}/nope/deeper"),
+            format!("{base}/b")
+        ]
+    );
+    assert!(!Path::new(&sandbox.roots()[1]).exists());
+}
+
+#[test]
+fn roots_are_not_resolved_through_links() {
+    let fixtures = tempfile::tempdir().unwrap();
+    let dir = fixtures.path().join("g/c");
+    write(&dir.join("real/a/SKILL.md"), "");
+    let spec = case(&dir, "roots = [\"via\"]\nlinks = { via = \"real\" }\n");
+    let sandbox = Sandbox::prepare(&spec, false).unwrap();
+    assert_eq!(
+        sandbox.roots(),
+        [format!("{}/via", sandbox.path().display())]
+    );
+}
+
+#[test]
+fn readable_unreadable_path_makes_the_sandbox_vacuous() {
+    let fixtures = tempfile::tempdir().unwrap();
+    let dir = fixtures.path().join("g/c");
+    write(&dir.join("skills/mem/SKILL.md"), "---\nname: mem\n---\n");
+    let spec = case(&dir, "unreadable = [\"skills/mem/SKILL.md\"]\n");
+    let sandbox = Sandbox::prepare(&spec, false).unwrap();
+    let reason = sandbox.vacuous().expect("a readable file is vacuous");
+    assert!(
+        reason.contains("`skills/mem/SKILL.md` should fail to read"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn missing_unreadable_path_makes_the_sandbox_vacuous() {
+    let fixtures = tempfile::tempdir().unwrap();
+    let dir = fixtures.path().join("g/c");
+    write(&dir.join("skills/a/SKILL.md"), "");
+    let spec = case(
+        &dir,
+        "unreadable = [\"skills/gone/SKILL.md\"]\nlinks = { \"skills/gone/SKILL.md\" = \"nowhere\" }\n",
+    );
+    let sandbox = Sandbox::prepare(&spec, false).unwrap();
+    assert!(sandbox.vacuous().unwrap().contains("does not exist"));
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn link_to_proc_self_mem_is_unreadable() {
+    let fixtures = tempfile::tempdir().unwrap();
+    let dir = fixtures.path().join("g/c");
+    write(&dir.join("skills/a/SKILL.md"), "");
+    let spec = case(
+        &dir,
+        "unreadable = [\"skills/mem/SKILL.md\"]\nlinks = { \"skills/mem/SKILL.md\" = \"/proc/self/mem\" }\n",
+    );
+    let sandbox = Sandbox::prepare(&spec, false).unwrap();
+    assert_eq!(sandbox.vacuous(), None);
+}
+
+#[test]
+fn missing_rename_source_is_a_case_error() {
+    let fixtures = tempfile::tempdir().unwrap();
+    let dir = fixtures.path().join("g/c");
+    write(&dir.join("skills/a/SKILL.md"), "");
+    let spec = case(&dir, "renames = { \"skills/x/dot-git\" = \".git\" }\n");
+    let error = Sandbox::prepare(&spec, false).unwrap_err();
+    assert!(matches!(error, SandboxError::Case { .. }));
+    assert_eq!(
+        error.to_string(),
+        "error preparing case `g/c`: rename source `skills/x/dot-git` does not exist \
+         (hint: `renames` names paths as committed, relative to the case directory)"
+    );
+}
+
+#[test]
+fn existing_link_path_is_a_case_error() {
+    let fixtures = tempfile::tempdir().unwrap();
+    let dir = fixtures.path().join("g/c");
+    write(&dir.join("skills/a/SKILL.md"), "");
+    let spec = case(&dir, "links = { \"skills/a\" = \"b\" }\n");
+    let message = Sandbox::prepare(&spec, false).unwrap_err().to_string();
+    assert!(
+        message.contains("link path `skills/a` already exists"),
+        "{message}"
+    );
+}
+
+#[test]
+fn kept_sandbox_outlives_the_value() {
+    let fixtures = tempfile::tempdir().unwrap();
+    let dir = fixtures.path().join("g/c");
+    write(&dir.join("skills/a/SKILL.md"), "");
+    let sandbox = Sandbox::prepare(&case(&dir, ""), true).unwrap();
+    assert!(sandbox.is_kept());
+    let path = sandbox.path().to_owned();
+    drop(sandbox);
+    assert!(path.join("skills/a/SKILL.md").is_file());
+    fs::remove_dir_all(path).unwrap();
+}
+
+#[test]
+fn case_sensitive_names_survive_on_this_filesystem() {
+    // On a case-sensitive filesystem `B` and `b` stay apart and the sandbox is not vacuous; on a
+    // case-insensitive one the same case is reported as vacuous instead of silently merged.
+    let fixtures = tempfile::tempdir().unwrap();
+    let dir = fixtures.path().join("g/c");
+    write(&dir.join("skills/B/SKILL.md"), "---\nname: upper\n---\n");
+    write(&dir.join("skills/b/SKILL.md"), "---\nname: lower\n---\n");
+    let sandbox = Sandbox::prepare(&case(&dir, ""), false).unwrap();
+    let merged = fs::read_dir(sandbox.path().join("skills")).unwrap().count() < 2;
+    assert_eq!(
+        sandbox.vacuous().is_some(),
+        merged,
+        "{:?}",
+        sandbox.vacuous()
+    );
+}
