@@ -27,6 +27,51 @@ pub struct Cli {
 pub enum Command {
     /// Run the reference loader over ROOT... and print its reply as canonical JSON.
     Ref(RefArgs),
+    /// Check the goldens against the reference, or regenerate them.
+    Goldens(GoldensArgs),
+    /// Run every mutant of the reference over every case; fail if one survives.
+    Mutants(RepoArgs),
+    /// Speak the adapter protocol on stdin/stdout as the reference (or a mutant of it).
+    Adapter(AdapterArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RepoArgs {
+    /// The repository root (holding conformance-fixtures/ and goldens/).
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub repo: PathBuf,
+}
+
+#[derive(Debug, Args)]
+#[group(required = true, multiple = false)]
+pub struct GoldensMode {
+    /// Compare the goldens with the reference; write nothing.
+    #[arg(long)]
+    pub check: bool,
+    /// Regenerate the goldens, VERSION and TABLE.md (refused when `CI` is set).
+    #[arg(long)]
+    pub write: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct GoldensArgs {
+    #[command(flatten)]
+    pub mode: GoldensMode,
+    #[command(flatten)]
+    pub repo: RepoArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct AdapterArgs {
+    /// Serve the reference loader (required: it is the only built-in adapter).
+    #[arg(long, required = true)]
+    pub reference: bool,
+    /// Switch on one deliberate bug (see `skill-conform mutants`).
+    #[arg(long, value_name = "NAME")]
+    pub mutant: Option<skill_ref::Mutant>,
+    /// Misbehave on purpose (for the harness's own fault tests).
+    #[arg(long, value_name = "MODE", hide = true)]
+    pub fault: Option<crate::session::FaultMode>,
 }
 
 #[derive(Debug, Args)]
@@ -70,6 +115,9 @@ pub fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Ref(args) => cmd_ref(args),
+        Command::Goldens(args) => cmd_goldens(args),
+        Command::Mutants(args) => cmd_mutants(args),
+        Command::Adapter(args) => cmd_adapter(args),
     };
     let code = match result {
         Ok(code) => code,
@@ -109,5 +157,98 @@ fn cmd_ref(args: RefArgs) -> Result<ExitCode, Error> {
     std::io::stdout()
         .write_all(text.as_bytes())
         .map_err(|e| Error::io("writing stdout", e))?;
+    Ok(ExitCode::Ok)
+}
+
+fn check_repo(repo: &std::path::Path) -> Result<crate::goldens::Layout, Error> {
+    let layout = crate::goldens::Layout::under(repo);
+    if !layout.fixtures.is_dir() {
+        return Err(Error::Usage(format!(
+            "fixture directory `{}` does not exist (hint: run from the repository root or pass --repo DIR)",
+            layout.fixtures.display()
+        )));
+    }
+    Ok(layout)
+}
+
+fn cmd_goldens(args: GoldensArgs) -> Result<ExitCode, Error> {
+    let repo = &args.repo.repo;
+    let layout = check_repo(repo)?;
+    if args.mode.write {
+        let report = crate::goldens::write(&layout)?;
+        print!("{}", report.render(repo));
+        return Ok(ExitCode::Ok);
+    }
+    let report = crate::goldens::check(&layout)?;
+    print!("{}", report.render(repo));
+    if report.is_fresh() {
+        println!("goldens are fresh");
+        Ok(ExitCode::Ok)
+    } else {
+        Ok(ExitCode::Divergence)
+    }
+}
+
+fn cmd_mutants(args: RepoArgs) -> Result<ExitCode, Error> {
+    let layout = check_repo(&args.repo)?;
+    let cases = crate::case::discover(&layout.fixtures).map_err(|e| Error::Usage(e.to_string()))?;
+    let outcomes = crate::mutants::run_mutants(&cases)?;
+    let mut survivors = 0;
+    for outcome in &outcomes {
+        println!("{}", outcome.line());
+        if !outcome.is_killed() {
+            survivors += 1;
+        }
+    }
+    println!(
+        "{} mutants, {} killed, {survivors} survived",
+        outcomes.len(),
+        outcomes.len() - survivors
+    );
+    Ok(if survivors == 0 {
+        ExitCode::Ok
+    } else {
+        ExitCode::Divergence
+    })
+}
+
+fn cmd_adapter(args: AdapterArgs) -> Result<ExitCode, Error> {
+    let config = args
+        .mutant
+        .map_or_else(skill_ref::Config::default, skill_ref::Config::mutated);
+    let port = match args.mutant {
+        Some(m) => format!("reference~{m}"),
+        None => "reference".to_owned(),
+    };
+    let hello = crate::session::HelloReply::new(
+        &port,
+        "skill-ref",
+        format!(
+            "{} ({})",
+            env!("CARGO_PKG_VERSION"),
+            skill_ref::CONTRACT_REVISION
+        ),
+        "rust",
+    );
+    let cwd = current_dir()?;
+    let mut handler = |request: &crate::session::RunRequest| -> serde_json::Value {
+        let roots: Vec<PathBuf> = request.roots.iter().map(PathBuf::from).collect();
+        match run_reference(
+            config,
+            &roots,
+            request.sample_limit,
+            &request.filter,
+            &LoadList::Exactly(request.load.clone()),
+            request.tool,
+            &cwd,
+        ) {
+            Ok(run) => serde_json::to_value(&run.output).expect("the output serialises"),
+            Err(error) => serde_json::json!({ "error": error.to_string() }),
+        }
+    };
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    crate::session::serve(stdin.lock(), stdout.lock(), hello, &mut handler, args.fault)
+        .map_err(|e| Error::io("serving the adapter protocol", e))?;
     Ok(ExitCode::Ok)
 }

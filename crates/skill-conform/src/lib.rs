@@ -4,6 +4,8 @@ pub mod cli;
 pub mod compare;
 pub mod corpus_gen;
 pub mod error;
+pub mod goldens;
+pub mod mutants;
 pub mod normalize;
 pub mod reference;
 pub mod sandbox;

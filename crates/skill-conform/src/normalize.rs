@@ -149,6 +149,22 @@ fn sort_by_location(entries: &mut [Value]) {
     }
 }
 
+/// The compared form of any reply: an error reply compares as `{"error": MESSAGE}` (redacted),
+/// anything else as [`normalize`] makes it.
+pub fn compared_form(reply: &Value, roots: &[String], compare: &BTreeSet<Field>) -> Value {
+    match reply.get("error") {
+        Some(error) => {
+            let mut map = Map::new();
+            map.insert(
+                "error".to_owned(),
+                Redactions::for_roots(roots).redact(error),
+            );
+            Value::Object(map)
+        }
+        None => normalize(reply, roots, compare),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
 use skill_ref::{Config, Filter, InvalidSampleLimit, Options, Output, SampleLimit, Source};
+
+use crate::case::{CaseSpec, Field};
 
 /// The name the default load list ends with: a skill no case defines.
 pub const UNKNOWN_SKILL: &str = "no-such-skill";
@@ -52,4 +55,42 @@ pub fn run_reference(
         output: source.output(&names, tool),
         warnings: source.warnings().to_vec(),
     })
+}
+
+/// The request a case makes of every adapter, and the reference's raw reply to it.
+#[derive(Clone, Debug)]
+pub struct CaseRun {
+    /// The names to load: the case's own list, or every accepted name then [`UNKNOWN_SKILL`].
+    pub load: Vec<String>,
+    /// Whether the tool declaration is requested.
+    pub tool: bool,
+    /// The reply body (no `case`): the output, or `{"error": …}` for input the contract refuses.
+    pub reply: Value,
+}
+
+/// Runs a case's request through the reference (or a mutant) over the sandbox `roots`.
+pub fn run_case(config: Config, case: &CaseSpec, roots: &[String]) -> CaseRun {
+    let roots: Vec<PathBuf> = roots.iter().map(PathBuf::from).collect();
+    let tool = case.compare.contains(&Field::Tool);
+    // Discovery does not depend on the sample limit, so the load list is known even when the
+    // limit itself is refused.
+    let discovery_options = Options {
+        sample_limit: SampleLimit::Default,
+        filter: case.filter.clone(),
+    };
+    let source = Source::load_with(config, &roots, &discovery_options, Path::new("/"));
+    let load = case.load_or_default(&source.accepted_names());
+    let reply = match run_reference(
+        config,
+        &roots,
+        case.sample_limit,
+        &case.filter,
+        &LoadList::Exactly(load.clone()),
+        tool,
+        Path::new("/"),
+    ) {
+        Ok(run) => serde_json::to_value(&run.output).expect("the output serialises"),
+        Err(error) => serde_json::json!({ "error": error.to_string() }),
+    };
+    CaseRun { load, tool, reply }
 }
