@@ -1,0 +1,30 @@
+# skill-conform tasks. `just` is optional: every recipe is one plain command.
+
+# Run the whole test suite (the README's test command).
+test:
+    cargo test --workspace
+
+# Run the conformance suite: the reference and every port whose toolchain is present.
+conform *ARGS:
+    cargo run --release -q -p skill-conform -- run {{ARGS}}
+
+# Check the goldens against the reference (never writes).
+goldens-check:
+    cargo run -q -p skill-conform -- goldens --check
+
+# Regenerate goldens after a contract change; review the printed impact and `git diff goldens/`.
+goldens:
+    cargo run -q -p skill-conform -- goldens --write
+
+# Prove every mutant of the reference is killed by a case.
+mutants:
+    cargo run -q -p skill-conform -- mutants
+
+# The benchmark behind BENCHMARKS.md (python column needs `bash adapters/python/setup.sh`).
+bench:
+    cargo bench -q -p skill-conform --bench reference
+
+# Lint as CI does.
+lint:
+    cargo fmt --check
+    cargo clippy --workspace --all-targets -- -D warnings
