@@ -1,0 +1,248 @@
+//! Observing one port: resolve it, start one adapter session, run the smoke pair, then every
+//! planned case in its own sandbox. Process control lives here; what an observation *means*
+//! is the judge's.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::case::{CaseId, CaseSpec, Field};
+use crate::normalize::compared_form;
+use crate::port::Resolved;
+use crate::sandbox::Sandbox;
+use crate::session::{FaultEvidence, HelloReply, RunRequest, Session, Timeouts};
+
+/// A case ready to run: its spec, its golden, and the request every port gets.
+#[derive(Clone, Debug)]
+pub struct PlannedCase {
+    pub spec: CaseSpec,
+    /// The committed golden (canonical text).
+    pub golden: String,
+    /// The names to load (from the case, or the reference's accepted names).
+    pub load: Vec<String>,
+    pub tool: bool,
+}
+
+/// What happened when one case ran on one port.
+#[derive(Clone, Debug)]
+pub enum Observed {
+    /// The adapter replied (possibly with an `error` field); the roots are the sandbox's.
+    Reply {
+        raw: Value,
+        roots: Vec<String>,
+        duration: Duration,
+    },
+    /// The adapter crashed, hung, or broke the protocol.
+    Fault {
+        evidence: Box<FaultEvidence>,
+        duration: Duration,
+    },
+    /// The case's precondition does not hold on this filesystem.
+    Vacuous(String),
+    /// The sandbox could not be built (a skill-conform or fixture problem, not the port's).
+    SandboxFailed(String),
+}
+
+/// Why a port could not be judged at all.
+#[derive(Clone, Debug)]
+pub enum PortTrouble {
+    /// Toolchain or package missing.
+    Unavailable(String),
+    /// It did not start, or failed the smoke pair.
+    Broken {
+        what: String,
+        evidence: Option<Box<FaultEvidence>>,
+        reply: Option<Value>,
+    },
+}
+
+/// Everything observed on one port.
+#[derive(Clone, Debug)]
+pub struct PortObservation {
+    pub name: String,
+    /// The version asked for (pinned, overridden, or a local path).
+    pub asked: String,
+    pub tested: bool,
+    pub hello: Option<HelloReply>,
+    pub trouble: Option<PortTrouble>,
+    pub observed: BTreeMap<CaseId, Observed>,
+    pub restarts: u32,
+}
+
+/// The smoke pair: one minimal valid skill and one `missing-name` skip, pinned-safe.
+fn smoke_case(dir: &Path) -> std::io::Result<Vec<String>> {
+    let root = dir.join("skills");
+    std::fs::create_dir_all(root.join("smoke-ok"))?;
+    std::fs::create_dir_all(root.join("smoke-missing"))?;
+    std::fs::write(
+        root.join("smoke-ok/SKILL.md"),
+        "---\nname: smoke-ok\ndescription: A minimal valid skill.\n---\nBody.\n",
+    )?;
+    std::fs::write(
+        root.join("smoke-missing/SKILL.md"),
+        "---\ndescription: No name here.\n---\nBody.\n",
+    )?;
+    Ok(vec![root.display().to_string()])
+}
+
+/// Runs the smoke pair; `Err` says why the port is broken.
+fn smoke(session: &mut Session) -> Result<(), PortTrouble> {
+    let broken = |what: String| PortTrouble::Broken {
+        what,
+        evidence: None,
+        reply: None,
+    };
+    let (_tmp, dir) = crate::sandbox::plain_tempdir("skill-conform-smoke-")
+        .map_err(|e| broken(format!("could not build the smoke pair: {e}")))?;
+    let roots =
+        smoke_case(&dir).map_err(|e| broken(format!("could not build the smoke pair: {e}")))?;
+    let request = RunRequest {
+        case: "smoke/pair".to_owned(),
+        roots: roots.clone(),
+        sample_limit: 0,
+        filter: BTreeMap::new(),
+        load: vec!["smoke-ok".to_owned(), "no-such-skill".to_owned()],
+        tool: false,
+    };
+    let compare = [Field::Inventory].into_iter().collect();
+    let reference = crate::reference::run_reference(
+        skill_ref::Config::default(),
+        &[roots[0].clone().into()],
+        0,
+        &BTreeMap::new(),
+        &crate::reference::LoadList::Exactly(request.load.clone()),
+        false,
+        Path::new("/"),
+    )
+    .expect("the smoke pair's options are valid");
+    let expected = compared_form(
+        &serde_json::to_value(&reference.output).expect("serialises"),
+        &roots,
+        &compare,
+    );
+    match session.run(&request) {
+        Err(evidence) => Err(PortTrouble::Broken {
+            what: "the smoke pair failed".to_owned(),
+            evidence: Some(Box::new(evidence)),
+            reply: None,
+        }),
+        Ok(reply) if reply.get("error").is_some() => Err(PortTrouble::Broken {
+            what: "the smoke pair answered with an error".to_owned(),
+            evidence: None,
+            reply: Some(reply),
+        }),
+        Ok(reply) if compared_form(&reply, &roots, &compare) != expected => Err(PortTrouble::Broken {
+            what: "the smoke pair's inventory is not one skill `smoke-ok` and one `missing-name` skip"
+                .to_owned(),
+            evidence: None,
+            reply: Some(reply),
+        }),
+        Ok(_) => Ok(()),
+    }
+}
+
+/// Options for observing.
+#[derive(Clone, Debug, Default)]
+pub struct ObserveOptions {
+    pub timeouts: Timeouts,
+    pub keep_sandbox: bool,
+}
+
+/// Resolves nothing itself: starts the resolved port, runs the smoke pair and `cases`.
+pub fn observe_port(
+    resolved: Resolved,
+    cases: &[PlannedCase],
+    options: &ObserveOptions,
+) -> PortObservation {
+    let (name, command, asked, tested) = match resolved {
+        Resolved::Unavailable { name, reason } => {
+            return PortObservation {
+                name,
+                asked: String::new(),
+                tested: false,
+                hello: None,
+                trouble: Some(PortTrouble::Unavailable(reason)),
+                observed: BTreeMap::new(),
+                restarts: 0,
+            }
+        }
+        Resolved::Ready {
+            name,
+            command,
+            asked,
+            tested,
+        } => (name, command, asked, tested),
+    };
+    let mut observation = PortObservation {
+        name,
+        asked,
+        tested,
+        hello: None,
+        trouble: None,
+        observed: BTreeMap::new(),
+        restarts: 0,
+    };
+    let mut session = match Session::start(command, options.timeouts) {
+        Ok(session) => session,
+        Err(evidence) => {
+            observation.trouble = Some(PortTrouble::Broken {
+                what: "the adapter did not start".to_owned(),
+                evidence: Some(Box::new(evidence)),
+                reply: None,
+            });
+            return observation;
+        }
+    };
+    observation.hello = Some(session.hello().clone());
+    if let Err(trouble) = smoke(&mut session) {
+        observation.trouble = Some(trouble);
+        let _ = session.close();
+        return observation;
+    }
+    for case in cases {
+        let observed = observe_case(&mut session, case, options);
+        observation.observed.insert(case.spec.id.clone(), observed);
+    }
+    observation.restarts = session.restarts();
+    let _ = session.close();
+    observation
+}
+
+fn observe_case(session: &mut Session, case: &PlannedCase, options: &ObserveOptions) -> Observed {
+    let sandbox = match Sandbox::prepare(&case.spec, options.keep_sandbox) {
+        Ok(sandbox) => sandbox,
+        Err(error) => return Observed::SandboxFailed(error.to_string()),
+    };
+    if options.keep_sandbox {
+        eprintln!(
+            "kept sandbox for {}: {}",
+            case.spec.id,
+            sandbox.path().display()
+        );
+    }
+    if let Some(why) = sandbox.vacuous() {
+        return Observed::Vacuous(why.to_owned());
+    }
+    let request = RunRequest {
+        case: case.spec.id.to_string(),
+        roots: sandbox.roots().to_vec(),
+        sample_limit: case.spec.sample_limit,
+        filter: case.spec.filter.clone(),
+        load: case.load.clone(),
+        tool: case.tool,
+    };
+    let start = Instant::now();
+    match session.run(&request) {
+        Ok(raw) => Observed::Reply {
+            raw,
+            roots: sandbox.roots().to_vec(),
+            duration: start.elapsed(),
+        },
+        Err(evidence) => Observed::Fault {
+            evidence: Box::new(evidence),
+            duration: start.elapsed(),
+        },
+    }
+}
