@@ -33,6 +33,8 @@ pub enum Command {
     Mutants(RepoArgs),
     /// Speak the adapter protocol on stdin/stdout as the reference (or a mutant of it).
     Adapter(AdapterArgs),
+    /// Print the JSON Schema of the adapter protocol (committed as adapters/protocol.schema.json).
+    ProtocolSchema,
 }
 
 #[derive(Debug, Args)]
@@ -118,6 +120,13 @@ pub fn main() -> std::process::ExitCode {
         Command::Goldens(args) => cmd_goldens(args),
         Command::Mutants(args) => cmd_mutants(args),
         Command::Adapter(args) => cmd_adapter(args),
+        Command::ProtocolSchema => {
+            print!(
+                "{}",
+                skill_ref::canonical::to_canonical_string(&crate::session::protocol_schema())
+            );
+            Ok(ExitCode::Ok)
+        }
     };
     let code = match result {
         Ok(code) => code,
