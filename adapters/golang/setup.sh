@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Build the Go adapter: a binary linked against the toolnexus Go module.
+#
+#   setup.sh [VERSION|PATH]
+#
+#   VERSION  a release of github.com/muthuishere/toolnexus/golang (tag golang/vVERSION;
+#            default 0.20.0; a leading "v" is allowed) → .cache/bin-VERSION
+#   PATH     a local checkout of the toolnexus repository (or of its golang/ folder)
+#            → .cache/bin-local-<hash of the module folder>, built with a replace directive
+#
+# The last line on stdout is the binary; it is the adapter command. The committed go.mod is
+# never modified: the module is copied to .cache/build-<key>/, re-pinned there with
+# `go mod edit -require` (or `-replace` for a checkout), `go mod tidy` writes go.sum, and
+# `go build` writes the binary. Idempotent and cached: a release binary that is newer than
+# the adapter's sources is reused without running go at all (~10 ms); a checkout is rebuilt
+# every time (go's build cache makes that about a second) so that edits are picked up.
+# On failure: exit 1 with one line on stderr naming the cause (the runner reports the port
+# `unavailable` with it); the tool output behind it is kept in .cache/setup-<key>.log.
+#
+# Environment: GO (the go command; default: `go` on PATH, else /usr/local/go/bin/go),
+# GOCACHE, GOMODCACHE, GOPATH (defaults .cache/go-build, .cache/gomod, .cache/gopath).
+# GOPROXY and GOSUMDB are left as the environment sets them.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cache="$here/.cache"
+default_version="0.20.0"
+module="github.com/muthuishere/toolnexus/golang"
+
+die() { printf 'setup.sh (golang): %s\n' "$*" >&2; exit 1; }
+
+[ "$#" -le 1 ] || die "usage: setup.sh [VERSION|PATH] (got $# arguments)"
+arg="${1:-$default_version}"
+
+# --- the toolchain
+go_cmd="${GO:-}"
+if [ -z "$go_cmd" ]; then
+  if command -v go >/dev/null 2>&1; then go_cmd=go
+  elif [ -x /usr/local/go/bin/go ]; then go_cmd=/usr/local/go/bin/go
+  else die "go not found on PATH (nor /usr/local/go/bin/go); the Go toolchain is needed to build the adapter"
+  fi
+fi
+command -v "$go_cmd" >/dev/null 2>&1 || die "GO=$go_cmd not found"
+"$go_cmd" version >/dev/null 2>&1 || die "$go_cmd does not run ($("$go_cmd" version 2>&1 | head -n1))"
+
+mkdir -p "$cache" || die "cannot create $cache"
+export GOCACHE="${GOCACHE:-$cache/go-build}"
+export GOMODCACHE="${GOMODCACHE:-$cache/gomod}"
+export GOPATH="${GOPATH:-$cache/gopath}"
+# -modcacherw: the module cache stays deletable; local toolchain only; no workspace, no VCS stamping.
+export GOFLAGS="-modcacherw -buildvcs=false" GOTOOLCHAIN=local GOWORK=off GO111MODULE=on
+export CGO_ENABLED=0
+
+# --- what to build, and where
+if [[ "$arg" =~ ^v?[0-9][0-9A-Za-z.+-]*$ ]]; then
+  mode=version
+  version="${arg#v}"
+  key="$version"
+else
+  mode=local
+  [ -d "$arg" ] || die "not a version and not a directory: $arg"
+  checkout="$(cd "$arg" && pwd -P)"
+  pkgdir=""
+  for cand in "$checkout/golang" "$checkout"; do
+    if [ -f "$cand/go.mod" ] && grep -qE "^module[[:space:]]+$module[[:space:]]*$" "$cand/go.mod"; then
+      pkgdir="$cand"; break
+    fi
+  done
+  [ -n "$pkgdir" ] || die "no go.mod declaring module $module in $checkout/golang or $checkout: not a toolnexus checkout"
+  hash="$(printf '%s' "$pkgdir" | sha256sum | cut -c1-12)"
+  key="local-$hash"
+fi
+bin="$cache/bin-$key"
+build="$cache/build-$key"
+log="$cache/setup-$key.log"
+sources=("$here"/*.go "$here/go.mod")
+
+# Fast path for a release: the binary exists and no adapter source is newer than it.
+if [ "$mode" = version ] && [ -x "$bin" ]; then
+  fresh=1
+  for f in "${sources[@]}" "$here/setup.sh"; do [ "$f" -nt "$bin" ] && fresh=""; done
+  if [ -n "$fresh" ]; then printf '%s\n' "$bin"; exit 0; fi
+fi
+
+: >"$log"
+mkdir -p "$build" || die "cannot create $build"
+rm -f -- "$build"/*.go
+cp -- "${sources[@]}" "$build/" || die "cannot copy the adapter sources to $build"
+[ -f "$build/go.sum" ] || : >"$build/go.sum"   # kept between runs: tidy only adds to it
+
+ldflags=""
+cd "$build"
+if [ "$mode" = version ]; then
+  "$go_cmd" mod edit -require="$module@v$version" >>"$log" 2>&1 \
+    || die "go mod edit -require=$module@v$version failed ($(tail -n1 "$log")); log: $log"
+else
+  # The version the checkout declares: its nearest golang/vX.Y.Z tag, when it is a git work tree.
+  described=""
+  if command -v git >/dev/null 2>&1 && git -C "$pkgdir" rev-parse --git-dir >/dev/null 2>&1; then
+    described="$(git -C "$pkgdir" describe --tags --match 'golang/v*' --dirty 2>/dev/null || true)"
+    described="${described#golang/v}"
+  fi
+  [ -z "$described" ] || ldflags="-X main.checkoutVersion=$described"
+  "$go_cmd" mod edit -replace="$module=$pkgdir" -require="$module@v0.0.0-00010101000000-000000000000" >>"$log" 2>&1 \
+    || die "go mod edit -replace=$module=$pkgdir failed ($(tail -n1 "$log")); log: $log"
+fi
+
+if ! "$go_cmd" mod tidy >>"$log" 2>&1; then
+  reason="$(grep -m1 -E 'not available|403|404|410|unknown revision|invalid version|no matching versions|dial tcp|requires go' "$log" || tail -n1 "$log")"
+  reason="$(printf '%s' "$reason" | sed -e 's/^[[:space:]]*//')"
+  if [ "$mode" = version ]; then
+    die "cannot fetch $module@v$version from the Go module proxy (${reason}); log: $log"
+  else
+    die "go mod tidy failed for the checkout $pkgdir (${reason}); log: $log"
+  fi
+fi
+
+if ! "$go_cmd" build -ldflags="$ldflags" -o "$bin.tmp" . >>"$log" 2>&1; then
+  rm -f -- "$bin.tmp"
+  die "go build failed against $module ($([ "$mode" = version ] && echo "v$version" || echo "$pkgdir")): $(grep -m1 -E '\.go:[0-9]+' "$log" || tail -n1 "$log"); log: $log"
+fi
+mv -f -- "$bin.tmp" "$bin"
+
+printf '%s\n' "$bin"
