@@ -33,8 +33,49 @@ pub enum Command {
     Mutants(RepoArgs),
     /// Speak the adapter protocol on stdin/stdout as the reference (or a mutant of it).
     Adapter(AdapterArgs),
+    /// Run the conformance suite: the reference and every available port against the goldens.
+    Run(RunArgs),
+    /// List every port with its status and reason (probes and sets up; starts no adapter).
+    Ports(RepoArgs),
     /// Print the JSON Schema of the adapter protocol (committed as adapters/protocol.schema.json).
     ProtocolSchema,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// A port to run: NAME, NAME@VERSION (another library version) or NAME=PATH (a local
+    /// checkout). Repeatable; default: `reference` and every port in adapters/ports.toml.
+    #[arg(long = "port", value_name = "NAME[@VERSION|=PATH]", value_parser = crate::port::PortRequest::parse_port)]
+    pub ports: Vec<crate::port::PortRequest>,
+    /// Run any protocol-speaking program as port NAME (split on whitespace).
+    #[arg(long = "adapter", value_name = "NAME=COMMAND", value_parser = crate::port::PortRequest::parse_adapter)]
+    pub adapters: Vec<crate::port::PortRequest>,
+    /// Only the cases whose id matches GLOB (`*` within a segment, `**` across). Repeatable.
+    #[arg(long = "case", value_name = "GLOB")]
+    pub cases: Vec<String>,
+    /// Exit 3 when these ports are unavailable: `all` or NAME,NAME.
+    #[arg(long, value_name = "all|NAME,...", value_parser = crate::run::Require::parse)]
+    pub require: Option<crate::run::Require>,
+    /// Where report.json, junit.xml, summary.md and matrix.txt go (default: REPO/reports).
+    #[arg(long, value_name = "DIR")]
+    pub report_dir: Option<PathBuf>,
+    /// Keep each case's sandbox and print where, to reproduce by hand.
+    #[arg(long)]
+    pub keep_sandbox: bool,
+    /// Draft adapters/PORT/expected.toml from this run's divergences.
+    #[arg(long)]
+    pub write_expected: bool,
+    /// Seconds an adapter may take to start and answer hello.
+    #[arg(long, default_value_t = 120, value_name = "SECS")]
+    pub handshake_timeout: u64,
+    /// Seconds one case may take.
+    #[arg(long, default_value_t = 10, value_name = "SECS")]
+    pub run_timeout: u64,
+    #[command(flatten)]
+    pub repo: RepoArgs,
+    /// libtest arguments: FILTER, --exact, --skip, --list, --format, …
+    #[arg(last = true, value_name = "LIBTEST ARGS")]
+    pub libtest: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -74,6 +115,9 @@ pub struct AdapterArgs {
     /// Misbehave on purpose (for the harness's own fault tests).
     #[arg(long, value_name = "MODE", hide = true)]
     pub fault: Option<crate::session::FaultMode>,
+    /// With --fault: only cases matching these comma-separated patterns misbehave.
+    #[arg(long, value_name = "LIST", hide = true, requires = "fault")]
+    pub fault_cases: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -120,6 +164,11 @@ pub fn main() -> std::process::ExitCode {
         Command::Goldens(args) => cmd_goldens(args),
         Command::Mutants(args) => cmd_mutants(args),
         Command::Adapter(args) => cmd_adapter(args),
+        Command::Run(args) => cmd_run(args),
+        Command::Ports(args) => crate::run::ports(&args.repo).map(|text| {
+            print!("{text}");
+            ExitCode::Ok
+        }),
         Command::ProtocolSchema => {
             print!(
                 "{}",
@@ -257,7 +306,39 @@ fn cmd_adapter(args: AdapterArgs) -> Result<ExitCode, Error> {
     };
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
-    crate::session::serve(stdin.lock(), stdout.lock(), hello, &mut handler, args.fault)
+    let injection = match args.fault {
+        None => None,
+        Some(mode) => Some(crate::session::FaultInjection {
+            mode,
+            cases: match &args.fault_cases {
+                None => crate::session::fault::CaseMatcher::All,
+                Some(list) => crate::session::fault::CaseMatcher::parse(list)
+                    .map_err(|e| Error::Usage(e.to_string()))?,
+            },
+        }),
+    };
+    crate::session::serve_with(stdin.lock(), stdout.lock(), hello, &mut handler, injection)
         .map_err(|e| Error::io("serving the adapter protocol", e))?;
     Ok(ExitCode::Ok)
+}
+
+fn cmd_run(args: RunArgs) -> Result<ExitCode, Error> {
+    let mut ports = args.ports;
+    ports.extend(args.adapters);
+    let options = crate::run::RunOptions {
+        repo: args.repo.repo,
+        ports,
+        cases: args.cases,
+        require: args.require.unwrap_or_default(),
+        report_dir: args.report_dir,
+        keep_sandbox: args.keep_sandbox,
+        write_expected: args.write_expected,
+        timeouts: crate::session::Timeouts {
+            handshake: std::time::Duration::from_secs(args.handshake_timeout),
+            run: std::time::Duration::from_secs(args.run_timeout),
+            ..crate::session::Timeouts::default()
+        },
+        libtest: args.libtest,
+    };
+    crate::run::run(options)
 }

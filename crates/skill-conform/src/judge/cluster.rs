@@ -1,0 +1,250 @@
+//! Agreement clusters: which real ports produce identical normalised output for a case, and the
+//! "suspected reference bug" note when enough of them agree against the golden.
+//!
+//! - Only **real** ports take part: the reference and the mutants are left out (the reference
+//!   *is* the golden; a mutant is wrong on purpose).
+//! - Only verdicts with a normalised actual take part (`pass`, `fail`, `gap`, `expected-fail`,
+//!   `unexpected-pass`); error replies and faults have none.
+//! - Two ports are in one cluster when their canonical actuals are byte-identical; the cluster is
+//!   named by that text's [`fingerprint`].
+//! - Clusters are sorted: the one matching the golden first, then larger before smaller, then by
+//!   their sorted port lists. Ports inside a cluster are sorted by name.
+//! - A note is raised when at least [`SUSPECT_QUORUM`] real ports share one output that differs
+//!   from the golden — on any case, pinned or not (a pinned case is where such a note matters
+//!   most). One note per case, for its largest such cluster. Notes never change a verdict or the
+//!   exit code.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::{fingerprint, PortKind, Results, Status};
+use crate::case::CaseId;
+
+/// How many real ports must agree against the golden for a "suspected reference bug" note.
+pub const SUSPECT_QUORUM: usize = 3;
+
+/// Real ports whose normalised output for one case is identical.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cluster {
+    /// Sorted by name; never empty.
+    pub ports: Vec<String>,
+    /// The shared output is the golden.
+    pub matches_golden: bool,
+    /// [`fingerprint`] of the shared canonical output.
+    pub fingerprint: String,
+}
+
+/// A note in the report that changes nothing else.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Note {
+    pub kind: NoteKind,
+    pub case: CaseId,
+    /// The agreeing ports, sorted.
+    pub ports: Vec<String>,
+    /// Fingerprint of the output they agree on.
+    pub fingerprint: String,
+}
+
+/// What a [`Note`] is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NoteKind {
+    /// At least [`SUSPECT_QUORUM`] real ports agree with each other against the golden.
+    SuspectedReferenceBug,
+}
+
+/// The agreement clusters of the real ports for `case` (sorted as the module doc says).
+pub fn clusters(results: &Results, case: &CaseId) -> Vec<Cluster> {
+    // canonical actual -> (ports, matches golden)
+    let mut groups: BTreeMap<&str, (Vec<String>, bool)> = BTreeMap::new();
+    for ((port, verdict_case), verdict) in &results.verdicts {
+        if verdict_case != case || results.port_kind(port) != PortKind::Real {
+            continue;
+        }
+        let Some(actual) = verdict.evidence.actual.as_deref() else {
+            continue;
+        };
+        let group = groups.entry(actual).or_default();
+        group.0.push(port.clone());
+        group.1 |= matches!(verdict.status, Status::Pass | Status::UnexpectedPass);
+    }
+    let mut clusters: Vec<Cluster> = groups
+        .into_iter()
+        .map(|(actual, (mut ports, matches_golden))| {
+            ports.sort();
+            Cluster {
+                ports,
+                matches_golden,
+                fingerprint: fingerprint(actual),
+            }
+        })
+        .collect();
+    clusters.sort_by(|a, b| {
+        b.matches_golden
+            .cmp(&a.matches_golden)
+            .then_with(|| b.ports.len().cmp(&a.ports.len()))
+            .then_with(|| a.ports.cmp(&b.ports))
+    });
+    clusters
+}
+
+/// The clusters of every unpinned case where some real port diverges from the golden, by case.
+pub fn gap_clusters(results: &Results) -> BTreeMap<CaseId, Vec<Cluster>> {
+    results
+        .case_ids()
+        .into_iter()
+        .filter(|case| !results.is_pinned(case))
+        .filter_map(|case| {
+            let clusters = clusters(results, case);
+            clusters
+                .iter()
+                .any(|cluster| !cluster.matches_golden)
+                .then(|| (case.clone(), clusters))
+        })
+        .collect()
+}
+
+/// The "suspected reference bug" note for `case`, if at least [`SUSPECT_QUORUM`] real ports
+/// agree with each other against the golden.
+pub fn suspected_reference_bug(results: &Results, case: &CaseId) -> Option<Note> {
+    clusters(results, case)
+        .into_iter()
+        // Sorted larger first, so the first is the largest (ties: by port list).
+        .find(|cluster| !cluster.matches_golden && cluster.ports.len() >= SUSPECT_QUORUM)
+        .map(|cluster| Note {
+            kind: NoteKind::SuspectedReferenceBug,
+            case: case.clone(),
+            ports: cluster.ports,
+            fingerprint: cluster.fingerprint,
+        })
+}
+
+/// Every note of the run, sorted by case.
+pub fn notes(results: &Results) -> Vec<Note> {
+    results
+        .case_ids()
+        .into_iter()
+        .filter_map(|case| suspected_reference_bug(results, case))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::{repro_command, CaseInfo, Evidence, PortInfo, Verdict};
+
+    fn id(text: &str) -> CaseId {
+        CaseId::parse(text).unwrap()
+    }
+
+    fn verdict(port: &str, case: &CaseId, status: Status, actual: Option<&str>) -> Verdict {
+        Verdict {
+            status,
+            evidence: Evidence {
+                actual: actual.map(str::to_owned),
+                fingerprint: actual.map(fingerprint),
+                repro: repro_command(port, case),
+                ..Evidence::default()
+            },
+        }
+    }
+
+    /// `outputs`: (port, status, actual) for one unpinned case `hazards/x`.
+    fn results(outputs: &[(&str, Status, Option<&str>)]) -> Results {
+        let case = id("hazards/x");
+        let mut results = Results::new();
+        results.add_case(
+            case.clone(),
+            CaseInfo {
+                pinned: false,
+                rules: vec!["§4".into()],
+            },
+        );
+        for (port, status, actual) in outputs {
+            results.add_port(PortInfo::available(*port));
+            results.insert(*port, case.clone(), verdict(port, &case, *status, *actual));
+        }
+        results
+    }
+
+    #[test]
+    fn groups_real_ports_by_identical_output() {
+        let results = results(&[
+            ("reference", Status::Pass, Some("G")),
+            ("mutant-x", Status::Gap, Some("B")),
+            ("python", Status::Gap, Some("B")),
+            ("js", Status::Pass, Some("G")),
+            ("golang", Status::Gap, Some("B")),
+            ("java", Status::Gap, Some("C")),
+            ("elixir", Status::Error, None),
+            ("csharp", Status::Timeout, None),
+        ]);
+        let clusters = clusters(&results, &id("hazards/x"));
+        assert_eq!(
+            clusters,
+            [
+                Cluster {
+                    ports: vec!["js".into()],
+                    matches_golden: true,
+                    fingerprint: fingerprint("G"),
+                },
+                Cluster {
+                    ports: vec!["golang".into(), "python".into()],
+                    matches_golden: false,
+                    fingerprint: fingerprint("B"),
+                },
+                Cluster {
+                    ports: vec!["java".into()],
+                    matches_golden: false,
+                    fingerprint: fingerprint("C"),
+                },
+            ]
+        );
+        assert_eq!(gap_clusters(&results).len(), 1);
+        // Two agreeing real ports are not enough.
+        assert_eq!(suspected_reference_bug(&results, &id("hazards/x")), None);
+    }
+
+    #[test]
+    fn three_real_ports_against_the_golden_raise_one_note() {
+        let results = results(&[
+            ("python", Status::Gap, Some("B")),
+            ("golang", Status::Gap, Some("B")),
+            ("js", Status::ExpectedFail, Some("B")),
+            ("java", Status::Gap, Some("C")),
+            ("csharp", Status::Gap, Some("C")),
+            ("clojure", Status::Gap, Some("C")),
+            ("elixir", Status::Gap, Some("C")),
+        ]);
+        let note = suspected_reference_bug(&results, &id("hazards/x")).unwrap();
+        assert_eq!(note.kind, NoteKind::SuspectedReferenceBug);
+        assert_eq!(note.ports, ["clojure", "csharp", "elixir", "java"]);
+        assert_eq!(note.fingerprint, fingerprint("C"));
+        assert_eq!(notes(&results), [note]);
+    }
+
+    #[test]
+    fn mutants_and_the_reference_never_make_a_quorum() {
+        let results = results(&[
+            ("reference", Status::Gap, Some("B")),
+            ("mutant-a", Status::Gap, Some("B")),
+            ("mutant-b", Status::Gap, Some("B")),
+            ("python", Status::Gap, Some("B")),
+            ("golang", Status::Gap, Some("B")),
+        ]);
+        assert!(notes(&results).is_empty());
+    }
+
+    #[test]
+    fn cases_where_every_port_matches_have_no_gap_clusters() {
+        let results = results(&[
+            ("python", Status::Pass, Some("G")),
+            ("golang", Status::Pass, Some("G")),
+        ]);
+        assert!(gap_clusters(&results).is_empty());
+        assert!(notes(&results).is_empty());
+    }
+}

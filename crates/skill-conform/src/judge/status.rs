@@ -1,0 +1,206 @@
+//! The closed set of verdict statuses, what each one means for the exit code, and how a session
+//! fault maps onto one.
+//!
+//! The statuses are those of `architecture.md` ("Statuses"). Which of them make the run fail is
+//! decided here, in one place, by [`Status::is_failure`]; the reports and
+//! [`exit_code`](super::exit_code) both ask it.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::session::{FaultKind, Phase};
+
+/// The outcome of one trial (one port × one case).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// The normalised reply equals the golden, byte for byte.
+    Pass,
+    /// A pinned case whose reply differs from the golden.
+    Fail,
+    /// A declared divergence (`expected.toml`) that still diverges (with the same fingerprint).
+    ExpectedFail,
+    /// A declared divergence whose case now passes: the entry is stale.
+    UnexpectedPass,
+    /// An unpinned case whose reply differs from the golden; never fails the run.
+    Gap,
+    /// The port threw: the reply carried `error`.
+    Error,
+    /// No reply before the deadline.
+    Timeout,
+    /// The adapter exited (or its stdin closed) mid-case.
+    Crash,
+    /// A non-JSON line, a wrong case id, a malformed or oversized reply.
+    ProtocolError,
+    /// The port failed its handshake or smoke pair; it cannot be talked to.
+    Broken,
+    /// The port's toolchain or package is missing.
+    Unavailable,
+    /// The case's own precondition does not hold on this filesystem.
+    Vacuous,
+    /// Two runs of the same case differ after normalisation.
+    Nondeterministic,
+}
+
+impl Status {
+    /// Every status, in declaration order (the order totals are listed in).
+    pub const ALL: [Status; 13] = [
+        Status::Pass,
+        Status::Fail,
+        Status::ExpectedFail,
+        Status::UnexpectedPass,
+        Status::Gap,
+        Status::Error,
+        Status::Timeout,
+        Status::Crash,
+        Status::ProtocolError,
+        Status::Broken,
+        Status::Unavailable,
+        Status::Vacuous,
+        Status::Nondeterministic,
+    ];
+
+    /// The kebab-case name used in `report.json`, JUnit and totals.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "fail",
+            Status::ExpectedFail => "expected-fail",
+            Status::UnexpectedPass => "unexpected-pass",
+            Status::Gap => "gap",
+            Status::Error => "error",
+            Status::Timeout => "timeout",
+            Status::Crash => "crash",
+            Status::ProtocolError => "protocol-error",
+            Status::Broken => "broken",
+            Status::Unavailable => "unavailable",
+            Status::Vacuous => "vacuous",
+            Status::Nondeterministic => "nondeterministic",
+        }
+    }
+
+    /// Whether this verdict makes the run fail, on a case that is `pinned` or not.
+    ///
+    /// - `fail` and `unexpected-pass` always (an unexpected pass is a stale `expected.toml`
+    ///   entry, an expectation error, whatever the case);
+    /// - `error`, `timeout`, `crash`, `protocol-error` and `nondeterministic` on a pinned case
+    ///   only;
+    /// - `broken` always (it exits 3, which [`exit_code`](super::exit_code) decides first);
+    /// - `pass`, `expected-fail`, `gap`, `vacuous` and `unavailable` never (`unavailable` is not
+    ///   passing either: see [`Status::is_pass`]; it exits 3 only for a `--require`d port).
+    pub fn is_failure(self, pinned: bool) -> bool {
+        match self {
+            Status::Fail | Status::UnexpectedPass | Status::Broken => true,
+            Status::Error
+            | Status::Timeout
+            | Status::Crash
+            | Status::ProtocolError
+            | Status::Nondeterministic => pinned,
+            Status::Pass
+            | Status::ExpectedFail
+            | Status::Gap
+            | Status::Vacuous
+            | Status::Unavailable => false,
+        }
+    }
+
+    /// Whether the reply equalled the golden (`pass`); the only status counted as passing.
+    pub fn is_pass(self) -> bool {
+        self == Status::Pass
+    }
+
+    /// The status a session fault gives a trial.
+    ///
+    /// Any fault during the handshake phase (the first start or a restart), a failed spawn and a
+    /// refused hello mean the port cannot be talked to: `broken`. Otherwise: a missed deadline
+    /// is `timeout`; stdout closing or stdin refusing the request is `crash`; anything wrong
+    /// with a reply line (not JSON, wrong case id, malformed, over the byte cap, unsolicited) is
+    /// `protocol-error`.
+    pub fn of_fault(kind: FaultKind, phase: Phase) -> Status {
+        if phase == Phase::Handshake {
+            return Status::Broken;
+        }
+        match kind {
+            FaultKind::SpawnFailed | FaultKind::BadHandshake => Status::Broken,
+            FaultKind::Timeout => Status::Timeout,
+            FaultKind::Exited | FaultKind::WriteFailed => Status::Crash,
+            FaultKind::NotJson
+            | FaultKind::WrongCase
+            | FaultKind::BadReply
+            | FaultKind::Oversize
+            | FaultKind::Unsolicited => Status::ProtocolError,
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_kebab_case_and_match_serde() {
+        for status in Status::ALL {
+            let json = serde_json::to_value(status).unwrap();
+            assert_eq!(json, serde_json::Value::from(status.as_str()));
+            assert_eq!(
+                serde_json::from_value::<Status>(json).unwrap(),
+                status,
+                "{status}"
+            );
+        }
+        assert_eq!(Status::ProtocolError.as_str(), "protocol-error");
+        assert_eq!(Status::UnexpectedPass.to_string(), "unexpected-pass");
+    }
+
+    #[test]
+    fn failure_table() {
+        let failing_when_pinned = [
+            Status::Fail,
+            Status::UnexpectedPass,
+            Status::Error,
+            Status::Timeout,
+            Status::Crash,
+            Status::ProtocolError,
+            Status::Broken,
+            Status::Nondeterministic,
+        ];
+        let failing_when_unpinned = [Status::Fail, Status::UnexpectedPass, Status::Broken];
+        for status in Status::ALL {
+            assert_eq!(
+                status.is_failure(true),
+                failing_when_pinned.contains(&status),
+                "{status} pinned"
+            );
+            assert_eq!(
+                status.is_failure(false),
+                failing_when_unpinned.contains(&status),
+                "{status} unpinned"
+            );
+        }
+        assert!(!Status::Gap.is_failure(true));
+        assert!(!Status::Unavailable.is_pass());
+        assert!(!Status::ExpectedFail.is_pass());
+    }
+
+    #[test]
+    fn faults_map_to_statuses() {
+        use FaultKind::*;
+        let run = |kind| Status::of_fault(kind, Phase::Run);
+        assert_eq!(run(Timeout), Status::Timeout);
+        assert_eq!(run(Exited), Status::Crash);
+        assert_eq!(run(WriteFailed), Status::Crash);
+        for kind in [NotJson, WrongCase, BadReply, Oversize, Unsolicited] {
+            assert_eq!(run(kind), Status::ProtocolError);
+        }
+        assert_eq!(run(SpawnFailed), Status::Broken);
+        assert_eq!(run(BadHandshake), Status::Broken);
+        assert_eq!(Status::of_fault(Timeout, Phase::Handshake), Status::Broken);
+    }
+}

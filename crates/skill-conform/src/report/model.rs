@@ -1,0 +1,489 @@
+//! The view every renderer shares: ports and cases in display order, a cell per verdict,
+//! totals, the failures with their details, clusters and notes — computed once from
+//! [`Results`], so the four reports cannot disagree.
+//!
+//! Display order: cases sorted by id; ports with `reference` first, then the real ports, then
+//! the mutants, each sorted by name. Failures (and the non-failing problems of unpinned cases) are listed in port order,
+//! then case order. [`trial_details`] is the one text a failure gets, wherever it is shown.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use super::Redactor;
+use crate::case::CaseId;
+use crate::compare::text::{visible_inline, visible_line};
+use crate::compare::{inline_value, render_mismatches};
+use crate::judge::cluster::{self, Cluster, Note};
+use crate::judge::{FaultDetails, PortInfo, PortStatus, Results, Status, Verdict, REFERENCE_PORT};
+use crate::session::{FaultKind, Phase};
+
+/// How many lines of an adapter's stderr a report shows (report.json keeps all it was given).
+pub const STDERR_LINES: usize = 20;
+
+/// The short matrix cell for a status.
+pub fn cell(status: Status) -> &'static str {
+    match status {
+        Status::Pass => "ok",
+        Status::Fail => "FAIL",
+        Status::ExpectedFail => "xfail",
+        Status::UnexpectedPass => "XPASS",
+        Status::Gap => "gap",
+        Status::Error => "ERR",
+        Status::Timeout => "T/O",
+        Status::Crash => "CRASH",
+        Status::ProtocolError => "PROTO",
+        Status::Broken => "BROKEN",
+        Status::Unavailable => "n/a",
+        Status::Vacuous => "vac",
+        Status::Nondeterministic => "NONDET",
+    }
+}
+
+/// The cell of a (port, case) pair that has no verdict (not run, e.g. filtered out).
+pub const NO_VERDICT: &str = "-";
+
+/// The libtest trial name: `PORT::GROUP/CASE`.
+pub fn trial_name(port: &str, case: &CaseId) -> String {
+    format!("{port}::{case}")
+}
+
+/// One (port, case) verdict with what renderers need beside it.
+#[derive(Clone, Copy, Debug)]
+pub struct Trial<'r> {
+    pub port: &'r str,
+    pub case: &'r CaseId,
+    pub pinned: bool,
+    pub verdict: &'r Verdict,
+}
+
+impl Trial<'_> {
+    pub fn status(&self) -> Status {
+        self.verdict.status
+    }
+
+    pub fn name(&self) -> String {
+        trial_name(self.port, self.case)
+    }
+}
+
+/// Verdict counts of one port.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    pub by_status: BTreeMap<Status, usize>,
+    /// Pinned cases with a verdict.
+    pub pinned: usize,
+    /// Pinned cases that pass.
+    pub pinned_pass: usize,
+    /// Pinned cases that fail as declared in `expected.toml`.
+    pub pinned_expected_fail: usize,
+    /// Verdicts that make the run fail.
+    pub failures: usize,
+}
+
+/// Everything the renderers show, in display order.
+#[derive(Clone, Debug)]
+pub struct Model<'r> {
+    pub results: &'r Results,
+    /// `reference` first, then real ports, then mutants, each sorted by name.
+    pub ports: Vec<&'r str>,
+    /// Sorted by id.
+    pub cases: Vec<&'r CaseId>,
+    pub totals: BTreeMap<&'r str, Totals>,
+    /// Verdicts that make the run fail, except `broken` (shown with its port).
+    pub failures: Vec<Trial<'r>>,
+    /// `error`, `timeout`, `crash`, `protocol-error` and `nondeterministic` on unpinned cases:
+    /// worth showing, never failing.
+    pub problems: Vec<Trial<'r>>,
+    /// Ports that are unavailable or broken, in port order.
+    pub troubled_ports: Vec<&'r PortInfo>,
+    /// Agreement clusters of unpinned cases with a gap.
+    pub clusters: BTreeMap<CaseId, Vec<Cluster>>,
+    pub notes: Vec<Note>,
+}
+
+impl<'r> Model<'r> {
+    pub fn new(results: &'r Results) -> Model<'r> {
+        let mut ports: Vec<&str> = results.port_names().into_iter().collect();
+        // Stable sort: reference first, then real ports, then mutants, each sorted by name.
+        ports.sort_by_key(|port| (*port != REFERENCE_PORT, results.port_kind(port)));
+        let cases: Vec<&CaseId> = results.case_ids().into_iter().collect();
+
+        let mut totals: BTreeMap<&str, Totals> = BTreeMap::new();
+        let mut failures = Vec::new();
+        let mut problems = Vec::new();
+        for port in &ports {
+            let port_totals = totals.entry(*port).or_default();
+            for case in &cases {
+                let Some(verdict) = results.verdict(port, case) else {
+                    continue;
+                };
+                let pinned = results.is_pinned(case);
+                let trial = Trial {
+                    port,
+                    case,
+                    pinned,
+                    verdict,
+                };
+                let status = verdict.status;
+                *port_totals.by_status.entry(status).or_default() += 1;
+                if pinned {
+                    port_totals.pinned += 1;
+                    port_totals.pinned_pass += usize::from(status == Status::Pass);
+                    port_totals.pinned_expected_fail += usize::from(status == Status::ExpectedFail);
+                }
+                if status.is_failure(pinned) {
+                    port_totals.failures += 1;
+                    if status != Status::Broken {
+                        failures.push(trial);
+                    }
+                } else if matches!(
+                    status,
+                    Status::Error
+                        | Status::Timeout
+                        | Status::Crash
+                        | Status::ProtocolError
+                        | Status::Nondeterministic
+                ) {
+                    problems.push(trial);
+                }
+            }
+        }
+        let troubled_ports = ports
+            .iter()
+            .filter_map(|port| results.ports.get(*port))
+            .filter(|info| !matches!(info.status, PortStatus::Available))
+            .collect();
+        Model {
+            results,
+            ports,
+            cases,
+            totals,
+            failures,
+            problems,
+            troubled_ports,
+            clusters: cluster::gap_clusters(results),
+            notes: cluster::notes(results),
+        }
+    }
+
+    pub fn verdict(&self, port: &str, case: &CaseId) -> Option<&'r Verdict> {
+        self.results.verdict(port, case)
+    }
+
+    pub fn is_pinned(&self, case: &CaseId) -> bool {
+        self.results.is_pinned(case)
+    }
+
+    /// The cell text for (port, case).
+    pub fn cell(&self, port: &str, case: &CaseId) -> &'static str {
+        self.verdict(port, case)
+            .map_or(NO_VERDICT, |verdict| cell(verdict.status))
+    }
+
+    /// Whether every verdict of the case is `pass`.
+    pub fn all_pass(&self, case: &CaseId) -> bool {
+        self.ports.iter().all(|port| {
+            !matches!(self.verdict(port, case), Some(verdict) if verdict.status != Status::Pass)
+        })
+    }
+}
+
+/// `3 pass, 1 fail, 2 gap`: nonzero counts in [`Status::ALL`] order.
+pub fn count_list(totals: &Totals) -> String {
+    let parts: Vec<String> = Status::ALL
+        .iter()
+        .filter_map(|status| {
+            totals
+                .by_status
+                .get(status)
+                .filter(|count| **count > 0)
+                .map(|count| format!("{count} {status}"))
+        })
+        .collect();
+    if parts.is_empty() {
+        "no verdicts".to_owned()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// A port's hello data on one line: `version 0.21.0, runtime CPython 3.11.7` (possibly empty).
+pub fn port_versions(info: &PortInfo, redactor: &Redactor) -> String {
+    let mut parts = Vec::new();
+    if let Some(version) = &info.library_version {
+        parts.push(format!("version {}", redactor.version(version)));
+    }
+    if let Some(runtime) = &info.runtime {
+        parts.push(format!("runtime {}", redactor.version(runtime)));
+    }
+    parts.join(", ")
+}
+
+/// The kebab-case name of a serde enum value (fault kinds, phases).
+fn serde_name<T: serde::Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(Value::String(name)) => name,
+        Ok(other) => other.to_string(),
+        Err(_) => "?".to_owned(),
+    }
+}
+
+/// The lines describing a fault, each without a line feed, indented by `indent`.
+pub fn fault_lines(fault: &FaultDetails, redactor: &Redactor, indent: &str) -> Vec<String> {
+    let mut lines = vec![format!(
+        "{indent}fault: {} (during {})",
+        serde_name(&fault.kind),
+        serde_name(&fault.phase)
+    )];
+    let mut push = |line: String| lines.push(format!("{indent}  {line}"));
+    if let Some(ms) = fault.timeout_ms {
+        push(format!("deadline: {ms} ms"));
+    }
+    if let Some(status) = fault.exit_status {
+        push(format!("exit status: {status}"));
+    }
+    if let Some(signal) = fault.signal {
+        push(format!("signal: {signal}"));
+    }
+    if let Some(error) = &fault.os_error {
+        push(format!("os error: {}", redactor.text(error)));
+    }
+    if let Some(expected) = &fault.expected_case {
+        push(format!("asked for case: {expected}"));
+        push(format!(
+            "reply's case: {}",
+            fault
+                .got_case
+                .as_ref()
+                .map_or_else(|| "(none)".to_owned(), inline_value)
+        ));
+    }
+    if let Some(problem) = &fault.problem {
+        push(format!(
+            "problem: {}",
+            redactor.text(&inline_value(problem))
+        ));
+    }
+    if let (Some(bytes), Some(cap)) = (fault.bytes, fault.cap) {
+        push(format!(
+            "line: {bytes} bytes read, over the cap of {cap} bytes"
+        ));
+    }
+    if let Some(line) = &fault.line {
+        let size = match (fault.bytes, fault.cap) {
+            (Some(bytes), None) => format!(" ({bytes} bytes)"),
+            _ => String::new(),
+        };
+        push(format!(
+            "offending line{size}: {}",
+            redactor.text(&visible_line(line))
+        ));
+    }
+    if let Some(restart) = &fault.restart_failed {
+        lines.push(format!("{indent}  the restart failed too:"));
+        lines.extend(fault_lines(restart, redactor, &format!("{indent}    ")));
+    }
+    lines
+}
+
+/// The last [`STDERR_LINES`] lines of a stderr tail, each in the visible notation, with the
+/// number of lines left out (0 when none).
+pub fn stderr_lines(tail: &str, redactor: &Redactor) -> (Vec<String>, usize) {
+    let lines: Vec<&str> = tail.lines().collect();
+    let skip = lines.len().saturating_sub(STDERR_LINES);
+    let shown = lines[skip..]
+        .iter()
+        .map(|line| redactor.text(&visible_line(line)))
+        .collect();
+    (shown, skip)
+}
+
+/// What every report says about one trial, as plain text ending in a line feed: status,
+/// duration, the expected entry, adapter error, fault, reason, fingerprint, the rendered
+/// mismatches, the stderr tail, and — last — the one command that reproduces it.
+pub fn trial_details(trial: &Trial<'_>, redactor: &Redactor) -> String {
+    let evidence = &trial.verdict.evidence;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "status: {}{}",
+        trial.status(),
+        if trial.pinned {
+            " (pinned case)"
+        } else {
+            " (unpinned case)"
+        }
+    );
+    if let Some(ms) = evidence.duration_ms {
+        let _ = writeln!(out, "duration: {}", redactor.duration_ms(ms));
+    }
+    if let Some(matched) = &evidence.expected {
+        let _ = writeln!(
+            out,
+            "expected divergence: entry {} of `{}` (cases `{}`): {}",
+            matched.entry,
+            redactor.text(&matched.file),
+            matched.cases,
+            matched.reason
+        );
+        if let Some(link) = &matched.link {
+            let _ = writeln!(out, "  link: {link}");
+        }
+        if trial.status() == Status::UnexpectedPass {
+            let _ = writeln!(out, "  the case now passes: delete or narrow the entry");
+        }
+        if matched.fingerprint_changed {
+            let _ = writeln!(
+                out,
+                "  fingerprint changed: the entry declares {}, the output is {}",
+                matched.fingerprint.as_deref().unwrap_or("-"),
+                evidence.fingerprint.as_deref().unwrap_or("-")
+            );
+        }
+    }
+    if let Some(error) = &evidence.adapter_error {
+        let _ = writeln!(
+            out,
+            "adapter error: {}",
+            redactor.text(&visible_inline(error))
+        );
+    }
+    if let Some(fault) = &evidence.fault {
+        for line in fault_lines(fault, redactor, "") {
+            let _ = writeln!(out, "{line}");
+        }
+    }
+    if let Some(reason) = &evidence.reason {
+        let _ = writeln!(out, "reason: {}", redactor.text(reason));
+    }
+    if let Some(print) = &evidence.fingerprint {
+        if !matches!(trial.status(), Status::Pass) {
+            let _ = writeln!(out, "fingerprint: {print}");
+        }
+    }
+    if !evidence.mismatches.is_empty() {
+        out.push('\n');
+        out.push_str(&redactor.text(&render_mismatches(&evidence.mismatches)));
+    }
+    if let Some(tail) = &evidence.stderr_tail {
+        let (lines, skipped) = stderr_lines(tail, redactor);
+        if !lines.is_empty() {
+            out.push('\n');
+            if skipped > 0 {
+                let _ = writeln!(
+                    out,
+                    "stderr (last {} lines, {skipped} before them not shown):",
+                    lines.len()
+                );
+            } else {
+                let _ = writeln!(out, "stderr:");
+            }
+            for line in lines {
+                let _ = writeln!(out, "  | {line}");
+            }
+        }
+    }
+    out.push('\n');
+    let _ = writeln!(out, "reproduce: {}", evidence.repro);
+    out
+}
+
+/// The first line of [`trial_details`]' story, for one-line listings: `fail: 2 mismatches (…)`,
+/// `timeout`, `error: boom`.
+pub fn trial_summary(trial: &Trial<'_>, redactor: &Redactor) -> String {
+    let evidence = &trial.verdict.evidence;
+    let status = trial.status();
+    if !evidence.mismatches.is_empty() {
+        let rendered = render_mismatches(&evidence.mismatches);
+        let first = rendered.lines().next().unwrap_or_default();
+        return format!("{status}: {first}");
+    }
+    if let Some(error) = &evidence.adapter_error {
+        return format!("{status}: {}", redactor.text(&visible_inline(error)));
+    }
+    if let Some(fault) = &evidence.fault {
+        return format!("{status}: {}", fault_summary(fault, redactor));
+    }
+    if let Some(reason) = &evidence.reason {
+        return format!("{status}: {}", redactor.text(reason));
+    }
+    if status == Status::UnexpectedPass {
+        return format!("{status}: the case passes although `expected.toml` declares a divergence");
+    }
+    status.to_string()
+}
+
+/// A fault in a few words: `no reply within 10000 ms`, `the adapter exited (signal 11)`.
+pub fn fault_summary(fault: &FaultDetails, redactor: &Redactor) -> String {
+    let during = match fault.phase {
+        Phase::Handshake => " during the handshake",
+        Phase::Run => "",
+        Phase::Bye => " after `bye`",
+    };
+    let what = match fault.kind {
+        FaultKind::SpawnFailed => format!(
+            "the adapter could not be started: {}",
+            redactor.text(fault.os_error.as_deref().unwrap_or("?"))
+        ),
+        FaultKind::BadHandshake => "the hello reply was refused".to_owned(),
+        FaultKind::Timeout => match fault.timeout_ms {
+            Some(ms) => format!("no reply within {ms} ms"),
+            None => "no reply before the deadline".to_owned(),
+        },
+        FaultKind::Exited => match (fault.exit_status, fault.signal) {
+            (_, Some(signal)) => format!("the adapter was killed by signal {signal}"),
+            (Some(code), None) => format!("the adapter exited with status {code}"),
+            (None, None) => "the adapter's stdout closed".to_owned(),
+        },
+        FaultKind::NotJson => "a reply line is not JSON".to_owned(),
+        FaultKind::WrongCase => "the reply names another case".to_owned(),
+        FaultKind::BadReply => "the reply is not shaped like a run reply".to_owned(),
+        FaultKind::Oversize => match fault.cap {
+            Some(cap) => format!("a reply line exceeded the cap of {cap} bytes"),
+            None => "a reply line exceeded the byte cap".to_owned(),
+        },
+        FaultKind::Unsolicited => "a line arrived that no request asked for".to_owned(),
+        FaultKind::WriteFailed => "the request could not be written".to_owned(),
+    };
+    format!("{what}{during}")
+}
+
+/// The lines describing why a port is unavailable or broken (empty for an available port).
+pub fn port_trouble_lines(info: &PortInfo, redactor: &Redactor) -> Vec<String> {
+    match &info.status {
+        PortStatus::Available => Vec::new(),
+        PortStatus::Unavailable { reason } => {
+            vec![format!("unavailable: {}", redactor.text(reason))]
+        }
+        PortStatus::Broken { evidence } => {
+            let mut lines = vec![match (&evidence.reason, &evidence.fault) {
+                (Some(reason), _) => format!("broken: {}", redactor.text(reason)),
+                (None, Some(fault)) => format!("broken: {}", fault_summary(fault, redactor)),
+                (None, None) => "broken".to_owned(),
+            }];
+            if let Some(fault) = &evidence.fault {
+                lines.extend(fault_lines(fault, redactor, "  "));
+            }
+            if let Some(tail) = &evidence.stderr_tail {
+                let (stderr, _) = stderr_lines(tail, redactor);
+                if !stderr.is_empty() {
+                    lines.push("  stderr:".to_owned());
+                    lines.extend(stderr.into_iter().map(|line| format!("    | {line}")));
+                }
+            }
+            lines
+        }
+    }
+}
+
+/// The one-line text of a note.
+pub fn note_text(note: &Note) -> String {
+    format!(
+        "suspected reference bug in {}: {} agree with each other against the golden (output {}); check the reference before the ports",
+        note.case,
+        note.ports.join(", "),
+        note.fingerprint
+    )
+}

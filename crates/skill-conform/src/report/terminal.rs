@@ -1,0 +1,221 @@
+//! The terminal report (also written as `matrix.txt`): the cases × ports matrix, per-port totals,
+//! one block per failure, unpinned problems, unavailable and broken ports, gap clusters and
+//! notes — in that order, sections without content left out.
+//!
+//! Plain text. With [`Options::color`] the matrix cells get ANSI colours (green pass, red
+//! failure kinds, yellow gaps and expected failures, dim for no result); column widths are
+//! computed from the uncoloured text, so alignment does not change. Reports written to files
+//! and snapshots are never coloured.
+
+use std::fmt::Write as _;
+
+use super::model::{
+    count_list, note_text, port_trouble_lines, port_versions, trial_details, Model, Trial,
+};
+use super::Redactor;
+use crate::judge::{PortStatus, Results, Status};
+
+/// Rendering switches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// ANSI colours in the matrix cells.
+    pub color: bool,
+}
+
+/// The whole terminal report for `results`.
+pub fn render(results: &Results, redactor: &Redactor, options: Options) -> String {
+    render_model(&Model::new(results), redactor, options)
+}
+
+/// The whole terminal report from a prepared model.
+pub fn render_model(model: &Model<'_>, redactor: &Redactor, options: Options) -> String {
+    let mut out = String::new();
+    out.push_str(&matrix(model, options));
+    out.push('\n');
+    out.push_str(&totals(model, redactor));
+    section(
+        &mut out,
+        &format!("failures ({})", model.failures.len()),
+        model.failures.iter().map(|trial| block(trial, redactor)),
+    );
+    section(
+        &mut out,
+        &format!(
+            "problems on unpinned cases, not failing ({})",
+            model.problems.len()
+        ),
+        model.problems.iter().map(|trial| block(trial, redactor)),
+    );
+    section(
+        &mut out,
+        "unavailable and broken ports",
+        model.troubled_ports.iter().map(|info| {
+            let mut text = String::new();
+            for (index, line) in port_trouble_lines(info, redactor).iter().enumerate() {
+                if index == 0 {
+                    let _ = writeln!(text, "{}: {line}", info.name);
+                } else {
+                    let _ = writeln!(text, "{line}");
+                }
+            }
+            text
+        }),
+    );
+    section(
+        &mut out,
+        "gap clusters (unpinned cases; real ports grouped by identical output)",
+        model.clusters.iter().map(|(case, clusters)| {
+            let mut text = format!("{case}\n");
+            for cluster in clusters {
+                let label = if cluster.matches_golden {
+                    "golden".to_owned()
+                } else {
+                    cluster.fingerprint.clone()
+                };
+                let _ = writeln!(text, "  {label:<16}  {}", cluster.ports.join(", "));
+            }
+            text
+        }),
+    );
+    section(
+        &mut out,
+        "notes",
+        model
+            .notes
+            .iter()
+            .map(|note| format!("{}\n", note_text(note))),
+    );
+    out
+}
+
+/// A titled section: blank line, title, blank line, then the items separated by blank lines;
+/// nothing when there are no items.
+fn section(out: &mut String, title: &str, items: impl Iterator<Item = String>) {
+    let items: Vec<String> = items.collect();
+    if items.is_empty() {
+        return;
+    }
+    let _ = write!(out, "\n{title}\n");
+    for item in items {
+        out.push('\n');
+        out.push_str(&item);
+    }
+}
+
+fn block(trial: &Trial<'_>, redactor: &Redactor) -> String {
+    format!(
+        "--- {} ({}) ---\n{}",
+        trial.name(),
+        trial.status(),
+        trial_details(trial, redactor)
+    )
+}
+
+/// The matrix alone: a header line, then one row per case (`*` marks a pinned case), one
+/// column per port.
+pub fn matrix(model: &Model<'_>, options: Options) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "skill-conform: {} case{} × {} port{} (* = pinned case)",
+        model.cases.len(),
+        plural(model.cases.len()),
+        model.ports.len(),
+        plural(model.ports.len())
+    );
+    out.push('\n');
+    let case_width = model
+        .cases
+        .iter()
+        .map(|case| case.as_str().len())
+        .chain(["case".len()])
+        .max()
+        .unwrap_or(4);
+    let widths: Vec<usize> = model
+        .ports
+        .iter()
+        .map(|port| port.len().max("BROKEN".len()))
+        .collect();
+
+    let mut header = format!("  {:<case_width$}", "case");
+    for (port, width) in model.ports.iter().zip(&widths) {
+        let _ = write!(header, "  {port:<width$}");
+    }
+    let _ = writeln!(out, "{}", header.trim_end());
+    for case in &model.cases {
+        let marker = if model.is_pinned(case) { '*' } else { ' ' };
+        let mut row = format!("{marker} {:<case_width$}", case.as_str());
+        for (port, width) in model.ports.iter().zip(&widths) {
+            let text = model.cell(port, case);
+            let status = model.verdict(port, case).map(|verdict| verdict.status);
+            let padding = width - text.len();
+            let _ = write!(
+                row,
+                "  {}{}",
+                paint(text, status, options),
+                " ".repeat(padding)
+            );
+        }
+        let _ = writeln!(out, "{}", row.trim_end());
+    }
+    out
+}
+
+fn plural(count: usize) -> &'static str {
+    if count == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// `text` in the colour of `status` when colour is on.
+fn paint(text: &str, status: Option<Status>, options: Options) -> String {
+    if !options.color {
+        return text.to_owned();
+    }
+    let code = match status {
+        Some(Status::Pass) => "32",
+        Some(Status::Gap | Status::ExpectedFail) => "33",
+        Some(Status::Unavailable | Status::Vacuous) | None => "2",
+        Some(_) => "31;1",
+    };
+    format!("\u{1b}[{code}m{text}\u{1b}[0m")
+}
+
+/// Per-port totals: pinned passes, then every nonzero count, then the port's versions.
+fn totals(model: &Model<'_>, redactor: &Redactor) -> String {
+    let mut out = String::from("totals\n");
+    let width = model.ports.iter().map(|port| port.len()).max().unwrap_or(0);
+    for port in &model.ports {
+        let Some(totals) = model.totals.get(port) else {
+            continue;
+        };
+        let info = model.results.ports.get(*port);
+        let state = info.and_then(|info| match info.status {
+            PortStatus::Available => None,
+            PortStatus::Unavailable { .. } => Some("unavailable"),
+            PortStatus::Broken { .. } => Some("broken"),
+        });
+        if let Some(state) = state {
+            let _ = writeln!(out, "  {port:<width$}  {state} (see below)");
+            continue;
+        }
+        let mut line = format!(
+            "  {port:<width$}  pinned {}/{} pass",
+            totals.pinned_pass, totals.pinned
+        );
+        if totals.pinned_expected_fail > 0 {
+            let _ = write!(line, " ({} expected-fail)", totals.pinned_expected_fail);
+        }
+        let _ = write!(line, "; {}", count_list(totals));
+        if let Some(info) = info {
+            let versions = port_versions(info, redactor);
+            if !versions.is_empty() {
+                let _ = write!(line, "; {versions}");
+            }
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    out
+}

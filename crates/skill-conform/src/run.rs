@@ -1,0 +1,478 @@
+//! `skill-conform run`: plan, observe every port concurrently, judge, then report.
+//!
+//! Trials are libtest-mimic trials named `PORT::GROUP/CASE`, so `--list`, a filter, `--exact`
+//! and `--skip` work as with `cargo test`, and the run closes with the familiar
+//! `test result: … N passed; M failed` line. Adapters are started only for the trials the filter
+//! keeps, one session per port (never one process per trial), ports in parallel threads. The
+//! verdicts go into our own sorted map ([`Results`]); every report is rendered from it after
+//! the run, never from libtest-mimic's stream, which is in completion order.
+//!
+//! nextest runs one process per trial, which would start an adapter per case: run this binary
+//! directly (or `just conform`), not under nextest.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use libtest_mimic::{Arguments, Failed, Trial};
+
+use crate::case::{self, CaseId};
+use crate::error::{Error, ExitCode};
+use crate::goldens::Layout;
+use crate::judge::expected::{
+    check_entries, draft_expected, read_expected, ExpectationError, ExpectedEntry,
+};
+use crate::judge::{
+    self, judge_trial, stderr_text, CaseInfo, Evidence, FaultDetails, Outcome, PortInfo,
+    PortStatus, Results, Status, TrialInput, Verdict,
+};
+use crate::normalize::compared_form;
+use crate::observe::{
+    observe_port, ObserveOptions, Observed, PlannedCase, PortObservation, PortTrouble,
+};
+use crate::plan::plan_cases;
+use crate::port::{self, PortRequest, REFERENCE};
+use crate::report::{self, Redactor};
+use crate::session::Timeouts;
+
+/// Which unavailable ports make the run exit 3.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Require {
+    #[default]
+    None,
+    All,
+    Ports(BTreeSet<String>),
+}
+
+impl Require {
+    /// Parses `all` or `NAME,NAME`.
+    pub fn parse(text: &str) -> Result<Require, String> {
+        if text == "all" {
+            return Ok(Require::All);
+        }
+        let names: BTreeSet<String> = text
+            .split(',')
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty())
+            .collect();
+        if names.is_empty() {
+            return Err(format!("`{text}` is not `all` or NAME,NAME"));
+        }
+        Ok(Require::Ports(names))
+    }
+}
+
+/// Everything `run` was asked.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    pub repo: PathBuf,
+    pub ports: Vec<PortRequest>,
+    pub cases: Vec<String>,
+    pub require: Require,
+    pub report_dir: Option<PathBuf>,
+    pub keep_sandbox: bool,
+    pub write_expected: bool,
+    pub timeouts: Timeouts,
+    /// Arguments for libtest-mimic (filter, `--exact`, `--list`, `--format`, …).
+    pub libtest: Vec<String>,
+}
+
+/// The trial name of a (port, case).
+pub fn trial_name(port: &str, case: &CaseId) -> String {
+    format!("{port}::{case}")
+}
+
+/// Whether libtest-mimic's filter keeps `name` (the same rule it applies itself).
+fn selected(args: &Arguments, name: &str) -> bool {
+    let matches = |pattern: &str| {
+        if args.exact {
+            name == pattern
+        } else {
+            name.contains(pattern)
+        }
+    };
+    args.filter.as_deref().is_none_or(matches) && !args.skip.iter().any(|s| matches(s))
+}
+
+/// Runs the suite and returns the exit code.
+pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
+    // Absolute, so that messages, reports and adapters do not depend on the working directory.
+    options.repo = std::fs::canonicalize(&options.repo).map_err(|e| {
+        Error::Usage(format!(
+            "repository `{}`: {e} (hint: pass --repo DIR)",
+            options.repo.display()
+        ))
+    })?;
+    let layout = Layout::under(&options.repo);
+    if !layout.fixtures.is_dir() {
+        return Err(Error::Usage(format!(
+            "fixture directory `{}` does not exist (hint: run from the repository root or pass --repo DIR)",
+            layout.fixtures.display()
+        )));
+    }
+    let mut args = Arguments::from_iter(
+        std::iter::once("skill-conform run".to_owned()).chain(options.libtest.clone()),
+    );
+    // Trials only report verdicts that are already known: one thread keeps libtest's own
+    // lines in a stable order.
+    args.test_threads = Some(1);
+    let specs = port::read_ports(&options.repo)?;
+    let requests: Vec<PortRequest> = if options.ports.is_empty() {
+        std::iter::once(REFERENCE.to_owned())
+            .chain(specs.keys().cloned())
+            .map(|name| PortRequest::Named {
+                name,
+                version: None,
+                path: None,
+            })
+            .collect()
+    } else {
+        options.ports.clone()
+    };
+    for request in &requests {
+        port::check_known(request, &specs)?;
+    }
+    let mut seen = BTreeSet::new();
+    for request in &requests {
+        if !seen.insert(request.name().to_owned()) {
+            return Err(Error::Usage(format!(
+                "port `{}` is selected twice",
+                request.name()
+            )));
+        }
+    }
+    if let Require::Ports(names) = &options.require {
+        for name in names {
+            if !seen.contains(name) {
+                return Err(Error::Usage(format!(
+                    "--require names `{name}`, which is not selected (hint: add --port {name})"
+                )));
+            }
+        }
+    }
+    let cases = plan_cases(&layout, &options.cases)?;
+
+    if args.list {
+        let trials = requests
+            .iter()
+            .flat_map(|r| {
+                cases
+                    .iter()
+                    .map(move |c| Trial::test(trial_name(r.name(), &c.spec.id), || Ok(())))
+            })
+            .collect();
+        let _listed = libtest_mimic::run(&args, trials);
+        return Ok(ExitCode::Ok);
+    }
+
+    // Expected divergences, checked against the whole fixture set.
+    let all_ids: Vec<CaseId> = case::discover(&layout.fixtures)
+        .map_err(|e| Error::Usage(e.to_string()))?
+        .into_iter()
+        .map(|c| c.id)
+        .collect();
+    let mut expectation_errors: Vec<ExpectationError> = Vec::new();
+    let mut expected: BTreeMap<String, Vec<ExpectedEntry>> = BTreeMap::new();
+    for request in &requests {
+        let path = options
+            .repo
+            .join("adapters")
+            .join(request.name())
+            .join("expected.toml");
+        match read_expected(&path) {
+            Ok(entries) => {
+                expectation_errors.extend(check_entries(&entries, all_ids.iter()));
+                expected.insert(request.name().to_owned(), entries);
+            }
+            Err(error) if error.exit_code() == ExitCode::Usage => {
+                return Err(Error::Usage(error.to_string()))
+            }
+            Err(error) => expectation_errors.push(error),
+        }
+    }
+
+    // Observe every port that has a selected trial, concurrently.
+    let home = crate::sandbox::plain_tempdir("skill-conform-home-")
+        .map_err(|e| Error::Usage(e.to_string()))?;
+    let observe_options = ObserveOptions {
+        timeouts: options.timeouts,
+        keep_sandbox: options.keep_sandbox,
+    };
+    let observations: Vec<(PortObservation, Vec<&PlannedCase>)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = requests
+            .iter()
+            .filter_map(|request| {
+                let chosen: Vec<&PlannedCase> = cases
+                    .iter()
+                    .filter(|c| selected(&args, &trial_name(request.name(), &c.spec.id)))
+                    .collect();
+                if chosen.is_empty() {
+                    return None;
+                }
+                let (specs, repo, home, observe_options) =
+                    (&specs, &options.repo, &home.1, &observe_options);
+                Some(scope.spawn(move || {
+                    let resolved = port::resolve(request, specs, repo, home);
+                    let owned: Vec<PlannedCase> = chosen.iter().map(|c| (*c).clone()).collect();
+                    (observe_port(resolved, &owned, observe_options), chosen)
+                }))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a port worker does not panic"))
+            .collect()
+    });
+
+    let mut results = Results::new();
+    for case in &cases {
+        results.add_case(case.spec.id.clone(), CaseInfo::from(&case.spec));
+    }
+    for (observation, chosen) in &observations {
+        judge_port(
+            &mut results,
+            observation,
+            chosen,
+            expected
+                .get(&observation.name)
+                .map_or(&[][..], Vec::as_slice),
+        );
+    }
+
+    // libtest-mimic reports the verdicts we already have.
+    let trials: Vec<Trial> = results
+        .verdicts
+        .iter()
+        .map(|((port, case), verdict)| {
+            let pinned = results.is_pinned(case);
+            let status = verdict.status;
+            let message = format!("{} (repro: {})", status.as_str(), verdict.evidence.repro);
+            let ignored = matches!(status, Status::Unavailable | Status::Vacuous);
+            Trial::test(trial_name(port, case), move || {
+                if status.is_failure(pinned) {
+                    Err(Failed::from(message))
+                } else {
+                    Ok(())
+                }
+            })
+            .with_ignored_flag(ignored)
+        })
+        .collect();
+    let _conclusion = libtest_mimic::run(&args, trials);
+
+    let redactor = Redactor::none().repo(&options.repo);
+    println!();
+    print!(
+        "{}",
+        report::terminal::render(
+            &results,
+            &redactor,
+            report::terminal::Options { color: false }
+        )
+    );
+    for error in &expectation_errors {
+        println!("expectation error: {error}");
+    }
+    let report_dir = options
+        .report_dir
+        .clone()
+        .unwrap_or_else(|| options.repo.join("reports"));
+    report::write_reports(&results, &report_dir, &redactor)
+        .map_err(|e| Error::io(format!("writing reports to `{}`", report_dir.display()), e))?;
+    println!("reports written to {}", report_dir.display());
+
+    if options.write_expected {
+        for (observation, _) in &observations {
+            if observation.name == REFERENCE || observation.trouble.is_some() {
+                continue;
+            }
+            let verdicts = results
+                .verdicts
+                .iter()
+                .filter(|((p, _), _)| *p == observation.name)
+                .map(|((_, c), v)| (c, v));
+            let path = options
+                .repo
+                .join("adapters")
+                .join(&observation.name)
+                .join("expected.toml");
+            std::fs::write(&path, draft_expected(&observation.name, verdicts))
+                .map_err(|e| Error::io(format!("writing `{}`", path.display()), e))?;
+            println!(
+                "drafted {} (review every reason before committing)",
+                path.display()
+            );
+        }
+    }
+
+    let required: BTreeSet<String> = match &options.require {
+        Require::None => BTreeSet::new(),
+        Require::All => requests.iter().map(|r| r.name().to_owned()).collect(),
+        Require::Ports(names) => names.clone(),
+    };
+    Ok(judge::exit_code(&results, &expectation_errors, &required))
+}
+
+/// Judges every chosen case of one observed port into `results`.
+fn judge_port(
+    results: &mut Results,
+    observation: &PortObservation,
+    chosen: &[&PlannedCase],
+    expected: &[ExpectedEntry],
+) {
+    let name = observation.name.as_str();
+    let mut info = PortInfo::available(name);
+    if let Some(hello) = &observation.hello {
+        info.library_version = Some(hello.version.clone());
+        info.runtime = Some(hello.runtime.clone());
+    }
+    match &observation.trouble {
+        Some(PortTrouble::Unavailable(reason)) => {
+            info.status = PortStatus::Unavailable {
+                reason: reason.clone(),
+            };
+            for case in chosen {
+                results.insert(
+                    name,
+                    case.spec.id.clone(),
+                    Verdict::unavailable(name, &case.spec.id, reason.clone()),
+                );
+            }
+        }
+        Some(PortTrouble::Broken {
+            what,
+            evidence,
+            reply,
+        }) => {
+            let fault = evidence.as_deref().map(FaultDetails::from);
+            let mut broken = Evidence {
+                fault: fault.clone(),
+                reason: Some(what.clone()),
+                raw: reply.clone(),
+                stderr_tail: evidence
+                    .as_deref()
+                    .and_then(|e| stderr_text(&e.stderr_tail)),
+                ..Evidence::default()
+            };
+            broken.repro = format!("skill-conform run --port {name}");
+            info.status = PortStatus::Broken {
+                evidence: Box::new(broken),
+            };
+            for case in chosen {
+                let mut verdict = Verdict::broken(name, &case.spec.id, fault.clone());
+                verdict.evidence.reason = Some(what.clone());
+                results.insert(name, case.spec.id.clone(), verdict);
+            }
+        }
+        None => {
+            for case in chosen {
+                let id = &case.spec.id;
+                let verdict = match observation.observed.get(id) {
+                    None => continue,
+                    Some(Observed::SandboxFailed(why)) => Verdict {
+                        status: Status::Error,
+                        evidence: Evidence {
+                            reason: Some(format!(
+                                "skill-conform could not build the sandbox: {why}"
+                            )),
+                            repro: judge::repro_command(name, id),
+                            ..Evidence::default()
+                        },
+                    },
+                    Some(observed) => judge_observed(name, case, observed, expected, observation),
+                };
+                results.insert(name, id.clone(), verdict);
+            }
+        }
+    }
+    results.add_port(info);
+}
+
+fn judge_observed(
+    port: &str,
+    case: &PlannedCase,
+    observed: &Observed,
+    expected: &[ExpectedEntry],
+    observation: &PortObservation,
+) -> Verdict {
+    let (outcome, stderr_tail, duration) = match observed {
+        Observed::Reply {
+            raw,
+            roots,
+            duration,
+        } => (
+            Outcome::Reply {
+                raw: raw.clone(),
+                normalized: compared_form(raw, roots, &case.spec.compare),
+            },
+            None,
+            Some(*duration),
+        ),
+        Observed::Fault { evidence, duration } => (
+            Outcome::Fault(FaultDetails::from(evidence.as_ref())),
+            stderr_text(&evidence.stderr_tail),
+            Some(*duration),
+        ),
+        Observed::Vacuous(reason) => (
+            Outcome::Vacuous {
+                reason: reason.clone(),
+            },
+            None,
+            None,
+        ),
+        Observed::SandboxFailed(_) => unreachable!("handled by the caller"),
+    };
+    judge_trial(TrialInput {
+        port,
+        case: &case.spec.id,
+        pinned: case.spec.pinned,
+        golden: &case.golden,
+        outcome,
+        expected,
+        port_version: observation.hello.as_ref().map(|h| h.version.as_str()),
+        stderr_tail,
+        duration_ms: duration.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+    })
+}
+
+/// `skill-conform ports`: every port with its status and reason, without starting adapters.
+pub fn ports(repo: &Path) -> Result<String, Error> {
+    let repo = &std::fs::canonicalize(repo).map_err(|e| {
+        Error::Usage(format!(
+            "repository `{}`: {e} (hint: pass --repo DIR)",
+            repo.display()
+        ))
+    })?;
+    let specs = port::read_ports(repo)?;
+    let home = crate::sandbox::plain_tempdir("skill-conform-home-")
+        .map_err(|e| Error::Usage(e.to_string()))?;
+    let mut out = String::new();
+    out.push_str(&format!(
+        "{:<10} {:<22} {:<9} {}\n",
+        "port", "language", "pinned", "status"
+    ));
+    out.push_str(&format!(
+        "{:<10} {:<22} {:<9} {}\n",
+        REFERENCE, "Rust (skill-ref)", "-", "available (built in)"
+    ));
+    for (name, spec) in &specs {
+        let request = PortRequest::Named {
+            name: name.clone(),
+            version: None,
+            path: None,
+        };
+        let status = match port::resolve(&request, &specs, repo, &home.1) {
+            port::Resolved::Ready { .. } => "available".to_owned(),
+            port::Resolved::Unavailable { reason, .. } => format!("unavailable: {reason}"),
+        };
+        let tested = if spec.tested {
+            ""
+        } else {
+            " (adapter untested)"
+        };
+        out.push_str(&format!(
+            "{name:<10} {:<22} {:<9} {status}{tested}\n",
+            spec.language, spec.version
+        ));
+    }
+    Ok(out)
+}
