@@ -1,0 +1,139 @@
+//! The command line as a user meets it: bad input is one line on stderr naming the thing and the
+//! fix, with exit 2; the reference passes its own suite; `--list` starts no adapter.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn skill_conform(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skill-conform"))
+        .args(args)
+        .current_dir(repo())
+        .env_remove("CI")
+        .env_remove("SKILL_CONFORM_FAULT_CASES")
+        .output()
+        .expect("skill-conform runs")
+}
+
+/// Exit 2 and exactly one line on stderr that starts with `error: ` and contains `needle`.
+fn assert_usage_error(out: &Output, needle: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(stderr.contains(needle), "`{needle}` in {stderr}");
+}
+
+#[test]
+fn an_unknown_port_lists_the_valid_ones() {
+    let out = skill_conform(&["run", "--port", "cobol"]);
+    assert_usage_error(&out, "unknown port `cobol` (valid: clojure, csharp, elixir, golang, java, js, python, reference;");
+}
+
+#[test]
+fn a_missing_fixture_dir_names_it_and_the_fix() {
+    let empty = tempfile::tempdir().unwrap();
+    let out = skill_conform(&[
+        "run",
+        "--port",
+        "reference",
+        "--repo",
+        empty.path().to_str().unwrap(),
+    ]);
+    assert_usage_error(&out, "conformance-fixtures` does not exist (hint: run from the repository root or pass --repo DIR)");
+    let out = skill_conform(&[
+        "goldens",
+        "--check",
+        "--repo",
+        empty.path().to_str().unwrap(),
+    ]);
+    assert_usage_error(&out, "does not exist");
+}
+
+#[test]
+fn a_bad_manifest_names_the_file_and_the_field() {
+    let tmp = tempfile::tempdir().unwrap();
+    let case = tmp.path().join("conformance-fixtures/frontmatter/bad");
+    std::fs::create_dir_all(case.join("skills/x")).unwrap();
+    std::fs::write(
+        case.join("case.toml"),
+        "summary = \"s\"\npinnedd = true\nrules = [\"§4\"]\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(tmp.path().join("goldens")).unwrap();
+    let out = skill_conform(&["goldens", "--check", "--repo", tmp.path().to_str().unwrap()]);
+    assert_usage_error(&out, "frontmatter/bad/case.toml");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("pinnedd"));
+}
+
+#[test]
+fn a_case_glob_that_matches_nothing_is_an_error() {
+    let out = skill_conform(&["run", "--port", "reference", "--case", "nothing/here"]);
+    assert_usage_error(&out, "--case `nothing/here` matches no case");
+}
+
+#[test]
+fn ref_refuses_a_missing_root() {
+    let out = skill_conform(&["ref", "/no/such/root"]);
+    assert_usage_error(&out, "root `/no/such/root` is not a directory");
+}
+
+#[test]
+fn bad_flags_are_usage_errors() {
+    let out = skill_conform(&["run", "--require", ""]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = skill_conform(&["ref", "x", "--filter", "nobool"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = skill_conform(&["adapter", "--reference", "--mutant", "no-such-mutant"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn the_reference_passes_its_own_suite() {
+    let reports = tempfile::tempdir().unwrap();
+    let out = skill_conform(&[
+        "run",
+        "--port",
+        "reference",
+        "--require",
+        "reference",
+        "--report-dir",
+        reports.path().to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("test result: ok. 144 passed; 0 failed"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn list_names_every_trial_without_starting_adapters() {
+    let reports = tempfile::tempdir().unwrap();
+    let report_dir = reports.path().join("never");
+    let out = skill_conform(&[
+        "run",
+        "--port",
+        "reference",
+        "--port",
+        "golang",
+        "--report-dir",
+        report_dir.to_str().unwrap(),
+        "--",
+        "--list",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stdout.contains("golang::frontmatter/colon-space: test"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("reference::tool/declaration: test"));
+    // Listing ran nothing: no port was set up or judged, so no report was written.
+    assert!(!stdout.contains("reports written"), "{stdout}");
+    assert!(!report_dir.exists());
+}

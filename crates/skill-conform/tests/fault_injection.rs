@@ -1,0 +1,154 @@
+//! The runner against misbehaving adapters: each fault gets its own status, the other ports'
+//! verdicts are unchanged, and every report is still written. The faulty adapters are this
+//! binary's own `adapter --reference --fault MODE`, misbehaving on one case only.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs `skill-conform run ARGS` with a clean environment; returns the exit code, stdout and
+/// the parsed report.json.
+fn run(args: &[String], report_dir: &Path) -> (i32, String, Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_skill-conform"))
+        .arg("run")
+        .args(["--repo".as_ref(), repo().as_os_str()])
+        .args(["--report-dir".as_ref(), report_dir.as_os_str()])
+        .args(args)
+        .env_remove("CI")
+        .env_remove("SKILL_CONFORM_FAULT_CASES")
+        .output()
+        .expect("skill-conform runs");
+    let report =
+        std::fs::read_to_string(report_dir.join("report.json")).expect("report.json written");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        serde_json::from_str(&report).expect("report.json parses"),
+    )
+}
+
+fn status(report: &Value, port: &str, case: &str) -> String {
+    report["trials"][port][case]["status"]
+        .as_str()
+        .unwrap_or("missing")
+        .to_owned()
+}
+
+#[test]
+fn each_fault_gets_its_own_status_and_spares_the_other_ports() {
+    let bin = env!("CARGO_BIN_EXE_skill-conform");
+    let faults = [
+        ("hang", "timeout"),
+        ("crash", "crash"),
+        ("exit", "broken"),
+        ("banner", "protocol-error"),
+        ("invalid-json", "protocol-error"),
+        ("wrong-id", "protocol-error"),
+        ("huge", "protocol-error"),
+        ("bad-handshake", "broken"),
+    ];
+    let mut args: Vec<String> = vec!["--port".into(), "reference".into()];
+    for (mode, _) in faults {
+        args.push("--adapter".into());
+        args.push(format!(
+            "f-{mode}={bin} adapter --reference --fault {mode} --fault-cases frontmatter/plain"
+        ));
+    }
+    for case in ["frontmatter/plain", "frontmatter/colon-space"] {
+        args.push("--case".into());
+        args.push(case.into());
+    }
+    args.extend(["--run-timeout", "2", "--handshake-timeout", "20"].map(String::from));
+    let dir = tempfile::tempdir().unwrap();
+    let (code, stdout, report) = run(&args, dir.path());
+
+    assert_eq!(code, 3, "a broken port makes the run exit 3\n{stdout}");
+    for case in ["frontmatter/plain", "frontmatter/colon-space"] {
+        assert_eq!(status(&report, "reference", case), "pass", "{case}");
+    }
+    for (mode, expected) in faults {
+        let port = format!("f-{mode}");
+        assert_eq!(
+            status(&report, &port, "frontmatter/plain"),
+            expected,
+            "{mode}\n{stdout}"
+        );
+        let after = if expected == "broken" {
+            "broken"
+        } else {
+            "pass"
+        };
+        assert_eq!(
+            status(&report, &port, "frontmatter/colon-space"),
+            after,
+            "{mode} after the fault"
+        );
+    }
+    for file in ["report.json", "junit.xml", "summary.md", "matrix.txt"] {
+        assert!(dir.path().join(file).is_file(), "{file} written");
+    }
+    // The stderr tail and a reproduction command travel with the failure.
+    assert!(
+        stdout.contains(
+            "reproduce: skill-conform run --port f-hang -- --exact f-hang::frontmatter/plain"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("injecting fault `exit`"),
+        "stderr tail of the broken port\n{stdout}"
+    );
+}
+
+#[test]
+fn every_mutant_adapter_fails_exactly_where_the_mutants_command_says() {
+    let bin = env!("CARGO_BIN_EXE_skill-conform");
+    let cases = skill_conform::case::discover(&repo().join("conformance-fixtures")).unwrap();
+    let outcomes = skill_conform::mutants::run_mutants(&cases).unwrap();
+    let mut args: Vec<String> = vec!["--port".into(), "reference".into()];
+    for outcome in &outcomes {
+        args.push("--adapter".into());
+        args.push(format!(
+            "m-{m}={bin} adapter --reference --mutant {m}",
+            m = outcome.mutant
+        ));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (code, stdout, report) = run(&args, dir.path());
+    assert_eq!(
+        code,
+        1,
+        "pinned mutants fail pinned cases\n{}",
+        &stdout[stdout.len().saturating_sub(2000)..]
+    );
+    for case in &cases {
+        assert_eq!(
+            status(&report, "reference", case.id.as_str()),
+            "pass",
+            "{}",
+            case.id
+        );
+    }
+    for outcome in &outcomes {
+        let port = format!("m-{}", outcome.mutant);
+        let mut not_passing: Vec<String> = report["trials"][&port]
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(_, t)| t["status"] != "pass")
+            .map(|(case, _)| case.clone())
+            .collect();
+        not_passing.sort();
+        let killers: Vec<String> = outcome
+            .killed_by
+            .iter()
+            .map(|(id, _)| id.to_string())
+            .collect();
+        assert_eq!(not_passing, killers, "{port}");
+    }
+}
