@@ -37,6 +37,12 @@ pub enum Command {
     Run(RunArgs),
     /// List every port with its status and reason (probes and sets up; starts no adapter).
     Ports(RepoArgs),
+    /// Merge the report.json of several runs (one per CI job) into one Markdown matrix.
+    MergeReports {
+        /// report.json files.
+        #[arg(required = true, value_name = "REPORT")]
+        reports: Vec<PathBuf>,
+    },
     /// Print the JSON Schema of the adapter protocol (committed as adapters/protocol.schema.json).
     ProtocolSchema,
 }
@@ -169,6 +175,12 @@ pub fn main() -> std::process::ExitCode {
             print!("{text}");
             ExitCode::Ok
         }),
+        Command::MergeReports { reports } => {
+            crate::report::merge::merge_reports(&reports).map(|text| {
+                print!("{text}");
+                ExitCode::Ok
+            })
+        }
         Command::ProtocolSchema => {
             print!(
                 "{}",

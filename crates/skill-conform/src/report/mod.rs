@@ -20,6 +20,7 @@
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod merge;
 pub mod model;
 pub mod terminal;
 
