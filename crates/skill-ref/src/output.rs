@@ -2,12 +2,14 @@
 //!
 //! These types are the body of the adapter protocol's `run` reply, minus its `case` field. The
 //! runner deserialises adapter replies into `serde_json::Value` rather than into these types, so
-//! that an adapter's extra or missing fields are seen, not silently dropped.
+//! that an adapter's extra or missing fields are seen, not silently dropped. With the `schema`
+//! feature they derive `schemars::JsonSchema`: the protocol's JSON Schema is generated from them.
 
 use serde::{Deserialize, Serialize};
 
 /// Why a candidate `SKILL.md` did not become a skill. The four reasons of contract §1, exactly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum SkipReason {
     MissingName,
@@ -30,9 +32,11 @@ impl SkipReason {
 
 /// One accepted skill as the inventory lists it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SkillEntry {
     pub name: String,
-    /// `None` is "absent" and is written as JSON `null`; it is not the empty string.
+    /// Absent is JSON `null` (never omitted), which is not the empty string.
+    #[cfg_attr(feature = "schema", schemars(required))]
     pub description: Option<String>,
     /// The absolute path of the `SKILL.md` as discovered (symlinks not resolved).
     pub location: String,
@@ -40,22 +44,28 @@ pub struct SkillEntry {
 
 /// One candidate that did not become a skill.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Skip {
     pub location: String,
     pub reason: SkipReason,
-    /// The parser's own words; reported, never compared.
+    /// The parser's own words, or `null`; reported, never compared.
+    #[cfg_attr(feature = "schema", schemars(required))]
     pub detail: Option<String>,
 }
 
 /// The unfiltered inventory: accepted skills in discovery order, then the skips in candidate order.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Inventory {
+    /// Accepted skills in discovery order.
     pub skills: Vec<SkillEntry>,
+    /// Candidates that did not become skills, in candidate order.
     pub skipped: Vec<Skip>,
 }
 
 /// One call of the `skill` tool.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Load {
     pub name: String,
     #[serde(rename = "isError")]
@@ -65,6 +75,7 @@ pub struct Load {
 
 /// The `skill` tool's declaration.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ToolDeclaration {
     pub name: String,
     pub description: String,
@@ -74,6 +85,7 @@ pub struct ToolDeclaration {
 
 /// Everything one case produces: the protocol's `run` reply without `case`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Output {
     pub inventory: Inventory,
     pub loads: Vec<Load>,

@@ -5,15 +5,16 @@
 //! kept as a [`serde_json::Value`] (see [`check_run_reply`]) so that fields an adapter adds or
 //! leaves out reach the judge instead of being dropped by a typed parse.
 //!
-//! The reply body types below ([`RunReply`], [`Inventory`], …) mirror `skill_ref::output` field for
-//! field; they exist so that [`protocol_schema`] can describe the wire, and a unit test keeps the
-//! two in step. Nothing in the session parses a run reply into them.
+//! The reply body is `skill_ref::output`'s types (the reference writes them; their schema is
+//! derived there), wrapped in [`RunReply`] with the echoed case id so that [`protocol_schema`]
+//! can describe the wire. Nothing in the session parses a run reply into them.
 
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+pub use skill_ref::output::{Inventory, Load, SkillEntry, Skip, SkipReason, ToolDeclaration};
 
 /// The protocol version this harness speaks; the hello handshake must answer with it.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -119,64 +120,6 @@ pub struct ErrorReply {
     pub case: Option<String>,
     /// What the port threw, in its own words.
     pub error: String,
-}
-
-/// Mirror of `skill_ref::output::Inventory`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Inventory {
-    /// Accepted skills in discovery order.
-    pub skills: Vec<SkillEntry>,
-    /// Candidates that did not become skills, in candidate order.
-    pub skipped: Vec<Skip>,
-}
-
-/// Mirror of `skill_ref::output::SkillEntry`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct SkillEntry {
-    pub name: String,
-    /// `null` when the frontmatter has none; never omitted.
-    #[schemars(required)]
-    pub description: Option<String>,
-    /// Absolute path of the `SKILL.md` as discovered.
-    pub location: String,
-}
-
-/// Mirror of `skill_ref::output::Skip`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Skip {
-    pub location: String,
-    pub reason: SkipReason,
-    /// The parser's own words or `null`; reported, never compared.
-    #[schemars(required)]
-    pub detail: Option<String>,
-}
-
-/// Mirror of `skill_ref::output::SkipReason`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum SkipReason {
-    MissingName,
-    MalformedFrontmatter,
-    DuplicateName,
-    Unreadable,
-}
-
-/// Mirror of `skill_ref::output::Load`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Load {
-    pub name: String,
-    #[serde(rename = "isError")]
-    pub is_error: bool,
-    pub output: String,
-}
-
-/// Mirror of `skill_ref::output::ToolDeclaration`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct ToolDeclaration {
-    pub name: String,
-    pub description: String,
-    #[serde(rename = "inputSchema")]
-    pub input_schema: Value,
 }
 
 /// One JSON Schema (draft 2020-12) document describing every message of protocol version 1.
@@ -351,43 +294,6 @@ mod tests {
         let cut = evidence_line(&line);
         assert!(cut.len() <= EVIDENCE_LINE_BYTES && cut.len() >= EVIDENCE_LINE_BYTES - 1);
         assert_eq!(evidence_line("short"), "short");
-    }
-
-    #[test]
-    fn reply_mirror_matches_skill_ref_output() {
-        use skill_ref::output as wire;
-        let output = wire::Output {
-            inventory: wire::Inventory {
-                skills: vec![wire::SkillEntry {
-                    name: "a".into(),
-                    description: None,
-                    location: "/r/a/SKILL.md".into(),
-                }],
-                skipped: vec![wire::Skip {
-                    location: "/r/b/SKILL.md".into(),
-                    reason: wire::SkipReason::MalformedFrontmatter,
-                    detail: Some("bad".into()),
-                }],
-            },
-            loads: vec![wire::Load {
-                name: "a".into(),
-                is_error: false,
-                output: "<skill_content>".into(),
-            }],
-            prompt: "p".into(),
-            tool: Some(wire::ToolDeclaration {
-                name: "skill".into(),
-                description: "d".into(),
-                input_schema: json!({"type":"object"}),
-            }),
-        };
-        let mut from_ref = serde_json::to_value(&output).unwrap();
-        from_ref["case"] = json!("g/c");
-        let mirror: RunReply = serde_json::from_value(from_ref.clone()).unwrap();
-        let from_mirror = serde_json::to_value(&mirror).unwrap();
-        assert_eq!(from_mirror, from_ref);
-        let back: wire::Output = serde_json::from_value(from_mirror).unwrap();
-        assert_eq!(back, output);
     }
 
     #[test]
