@@ -20,9 +20,13 @@ goldens:
 mutants:
     cargo run -q -p skill-conform -- mutants
 
-# The benchmark behind BENCHMARKS.md (python column needs `bash adapters/python/setup.sh`).
+# The benchmarks behind BENCHMARKS.md, ~5 minutes (python rows need `bash adapters/python/setup.sh`).
 bench:
-    cargo bench -q -p skill-conform --bench reference
+    cargo bench -q -p skill-conform --bench reference --bench runner
+
+# Optional: the reference benchmark on a 100,000-skill tree (3 runs; a few minutes more).
+bench-large:
+    BENCH_SKILLS=10000,100000 BENCH_RUNS=3 cargo bench -q -p skill-conform --bench reference
 
 # Lint as CI does.
 lint:

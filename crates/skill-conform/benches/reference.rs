@@ -1,8 +1,9 @@
 //! Benchmark: the reference loader against the physical floor (and toolnexus-python when its
 //! venv is set up) on generated trees. Not a test: it prints a Markdown table for BENCHMARKS.md.
 //!
-//! Run with `just bench` (= `cargo bench -p skill-conform --bench reference`). Each workload is
-//! run once to warm the page cache, then `RUNS` times; the table quotes medians from one run.
+//! Run with `just bench` (which also runs the `runner` bench). Each workload is run once to warm
+//! the page cache, then `RUNS` times (`BENCH_RUNS` overrides); the table quotes medians from one
+//! run. `BENCH_SKILLS=1000,10000` picks the tree sizes (`just bench-large`: 100,000).
 //!
 //! - floor: `find DIR -name SKILL.md -exec cat {} +` — lists every directory and reads every
 //!   SKILL.md once, which no loader can beat.
@@ -10,6 +11,10 @@
 //!   name + the prompt, in process.
 //! - toolnexus-python: the same work through the published package, timed inside Python
 //!   (interpreter start-up and import excluded).
+//! - peak memory: the maximum resident set (`getrusage` of the reaped child, via `wait4`) of a
+//!   process doing the work once: `skill-conform ref DIR` (which also prints the whole reply as
+//!   JSON) against the Python script above (interpreter and import included).
+//! - growth: each time divided by the time at the previous size, beside the size ratio.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -17,7 +22,38 @@ use std::time::{Duration, Instant};
 
 use skill_ref::{Options, Source};
 
-const RUNS: usize = 7;
+const BIN: &str = env!("CARGO_BIN_EXE_skill-conform");
+
+fn runs() -> usize {
+    std::env::var("BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(7)
+}
+
+/// Peak resident set of a child process that runs `command` to completion, in MiB.
+// The child is reaped by `wait4`, which clippy cannot see.
+#[allow(clippy::zombie_processes)]
+fn peak_rss_mib(command: &mut Command) -> f64 {
+    let child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the child starts");
+    let pid = libc::pid_t::try_from(child.id()).expect("pids fit");
+    let mut status = 0;
+    // SAFETY: `rusage` is plain data; wait4 fills it for the child we own and reaps it.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, pid, "wait4 reaps the child");
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "the child failed: {command:?}"
+    );
+    // Linux reports ru_maxrss in KiB.
+    usage.ru_maxrss as f64 / 1024.0
+}
 
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
@@ -26,7 +62,7 @@ fn median(mut samples: Vec<Duration>) -> Duration {
 
 fn time_runs(mut f: impl FnMut() -> Duration) -> Duration {
     f();
-    median((0..RUNS).map(|_| f()).collect())
+    median((0..runs()).map(|_| f()).collect())
 }
 
 fn floor(dir: &Path) -> Duration {
@@ -53,6 +89,17 @@ fn reference(dir: &Path) -> Duration {
         std::hint::black_box(output);
         start.elapsed()
     })
+}
+
+/// One tree size's measurements.
+struct Row {
+    skills: usize,
+    floor: Duration,
+    reference: Duration,
+    python: Option<Duration>,
+    /// Peak RSS in MiB.
+    reference_rss: f64,
+    python_rss: Option<f64>,
 }
 
 const PYTHON_WORK: &str = r#"
@@ -99,33 +146,90 @@ fn main() {
                 .collect()
         })
         .unwrap_or_else(|_| vec![1_000, 10_000]);
+    let has_python = venv_python.exists();
+    println!("## Time: reference vs floor vs toolnexus-python\n");
     println!("| skills | files | floor (find+cat) | reference | reference / floor | toolnexus-python | python / reference |");
     println!("|---:|---:|---:|---:|---:|---:|---:|");
+    let mut rows: Vec<Row> = Vec::new();
     for skills in sizes {
         let tmp = tempfile::tempdir().expect("temp dir");
         let dir = tmp.path().join("tree");
         let tree = skill_conform::corpus_gen::generate(&dir, skills, 1).expect("generate");
         let floor = floor(&dir);
         let reference = reference(&dir);
-        let (py, ratio) = if venv_python.exists() {
-            let py = python(&dir, &venv_python);
-            (
+        let py = has_python.then(|| python(&dir, &venv_python));
+        let (py_text, ratio) = match py {
+            Some(py) => (
                 format!("{:.3} s", py.as_secs_f64()),
                 format!("{:.1}×", py.as_secs_f64() / reference.as_secs_f64()),
-            )
-        } else {
-            ("not set up".to_owned(), "–".to_owned())
+            ),
+            None => ("not set up".to_owned(), "–".to_owned()),
         };
         println!(
-            "| {skills} | {} | {:.3} s | {:.3} s | {:.2}× | {py} | {ratio} |",
+            "| {skills} | {} | {:.3} s | {:.3} s | {:.2}× | {py_text} | {ratio} |",
             tree.skill_files + tree.other_files,
             floor.as_secs_f64(),
             reference.as_secs_f64(),
             reference.as_secs_f64() / floor.as_secs_f64(),
         );
+        let reference_rss = peak_rss_mib(Command::new(BIN).arg("ref").arg(&dir));
+        let python_rss = has_python.then(|| {
+            peak_rss_mib(
+                Command::new(&venv_python)
+                    .args(["-c", PYTHON_WORK])
+                    .arg(&dir),
+            )
+        });
+        rows.push(Row {
+            skills,
+            floor,
+            reference,
+            python: py,
+            reference_rss,
+            python_rss,
+        });
+    }
+
+    println!("\n## Peak memory (max RSS of a child process doing the work once)\n");
+    println!("| skills | `skill-conform ref DIR` | toolnexus-python | python / reference |");
+    println!("|---:|---:|---:|---:|");
+    for row in &rows {
+        let (skills, reference_rss) = (row.skills, row.reference_rss);
+        let (py, ratio) = match row.python_rss {
+            Some(py) => (
+                format!("{py:.1} MiB"),
+                format!("{:.1}×", py / reference_rss),
+            ),
+            None => ("not set up".to_owned(), "–".to_owned()),
+        };
+        println!("| {skills} | {reference_rss:.1} MiB | {py} | {ratio} |");
+    }
+
+    if rows.len() > 1 {
+        println!("\n## Growth (time at this size / time at the previous size)\n");
+        println!("| skills | size × | floor × | reference × | toolnexus-python × |");
+        println!("|---:|---:|---:|---:|---:|");
+        for pair in rows.windows(2) {
+            let (a, b) = (&pair[0], &pair[1]);
+            let ratio =
+                |x: Duration, y: Duration| format!("{:.1}×", y.as_secs_f64() / x.as_secs_f64());
+            let py = match (a.python, b.python) {
+                (Some(x), Some(y)) => ratio(x, y),
+                _ => "–".to_owned(),
+            };
+            println!(
+                "| {} → {} | {:.1}× | {} | {} | {py} |",
+                a.skills,
+                b.skills,
+                b.skills as f64 / a.skills as f64,
+                ratio(a.floor, b.floor),
+                ratio(a.reference, b.reference),
+            );
+        }
     }
     println!(
-        "\nmedians of {RUNS} runs after one warm-up; seed 1; {} cores",
+        "\nmedians of {} runs after one warm-up; seed 1; {} cores",
+        runs(),
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
 }

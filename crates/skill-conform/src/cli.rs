@@ -35,6 +35,11 @@ pub enum Command {
     Adapter(AdapterArgs),
     /// Run the conformance suite: the reference and every available port against the goldens.
     Run(RunArgs),
+    /// Run the reference and every port over real skills folders, in place and read-only, and
+    /// show only where they disagree (no goldens).
+    Corpus(CorpusArgs),
+    /// Write a seeded, generated skills tree (the benchmarks' input) into an empty DIR.
+    GenCorpus(GenCorpusArgs),
     /// List every port with its status and reason (probes and sets up; starts no adapter).
     Ports(RepoArgs),
     /// Merge the report.json of several runs (one per CI job) into one Markdown matrix.
@@ -77,11 +82,65 @@ pub struct RunArgs {
     /// Seconds one case may take.
     #[arg(long, default_value_t = 10, value_name = "SECS")]
     pub run_timeout: u64,
+    /// Run the selected cases N times per port (one session): pass 1 in plan order, the others
+    /// shuffled; a case whose normalised outputs differ is `nondeterministic`.
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
+    /// Seed of the case-order shuffle (default: from the clock, printed on stderr).
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Shuffle the first pass too (the reports must not change).
+    #[arg(long, hide = true)]
+    pub shuffle: bool,
+    /// Redact durations and sandbox paths in the reports, to compare runs byte for byte.
+    #[arg(long, hide = true)]
+    pub redact_volatile: bool,
     #[command(flatten)]
     pub repo: RepoArgs,
     /// libtest arguments: FILTER, --exact, --skip, --list, --format, …
     #[arg(last = true, value_name = "LIBTEST ARGS")]
     pub libtest: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CorpusArgs {
+    /// Skills folders, in order (read in place, never written).
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// A port to run beside the reference: NAME, NAME@VERSION or NAME=PATH. Repeatable;
+    /// default: every port in adapters/ports.toml.
+    #[arg(long = "port", value_name = "NAME[@VERSION|=PATH]", value_parser = crate::port::PortRequest::parse_port)]
+    pub ports: Vec<crate::port::PortRequest>,
+    /// Run any protocol-speaking program as port NAME (split on whitespace).
+    #[arg(long = "adapter", value_name = "NAME=COMMAND", value_parser = crate::port::PortRequest::parse_adapter)]
+    pub adapters: Vec<crate::port::PortRequest>,
+    /// Where corpus.json and corpus.md go (default: REPO/reports).
+    #[arg(long, value_name = "DIR")]
+    pub report_dir: Option<PathBuf>,
+    /// Exit 1 when a port that ran disagrees with the reference.
+    #[arg(long)]
+    pub fail_on_disagreement: bool,
+    /// Seconds an adapter may take to start and answer hello.
+    #[arg(long, default_value_t = 120, value_name = "SECS")]
+    pub handshake_timeout: u64,
+    /// Seconds the one run over the whole folder may take.
+    #[arg(long, default_value_t = 300, value_name = "SECS")]
+    pub run_timeout: u64,
+    #[command(flatten)]
+    pub repo: RepoArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct GenCorpusArgs {
+    /// The directory to write (must be empty or absent).
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// How many skills to generate.
+    #[arg(long, value_name = "N")]
+    pub skills: usize,
+    /// The generator's seed: the same (N, S) writes the same tree, byte for byte.
+    #[arg(long, default_value_t = 1, value_name = "S")]
+    pub seed: u64,
 }
 
 #[derive(Debug, Args)]
@@ -171,6 +230,8 @@ pub fn main() -> std::process::ExitCode {
         Command::Mutants(args) => cmd_mutants(args),
         Command::Adapter(args) => cmd_adapter(args),
         Command::Run(args) => cmd_run(args),
+        Command::Corpus(args) => cmd_corpus(args),
+        Command::GenCorpus(args) => cmd_gen_corpus(args),
         Command::Ports(args) => crate::run::ports(&args.repo).map(|text| {
             print!("{text}");
             ExitCode::Ok
@@ -351,6 +412,53 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, Error> {
             ..crate::session::Timeouts::default()
         },
         libtest: args.libtest,
+        repeat: args.repeat,
+        seed: args.seed,
+        shuffle: args.shuffle,
+        redact_volatile: args.redact_volatile,
     };
     crate::run::run(options)
+}
+
+fn cmd_corpus(args: CorpusArgs) -> Result<ExitCode, Error> {
+    let mut ports = args.ports;
+    ports.extend(args.adapters);
+    crate::corpus::corpus(crate::corpus::CorpusOptions {
+        repo: args.repo.repo,
+        dirs: args.dirs,
+        ports,
+        report_dir: args.report_dir,
+        fail_on_disagreement: args.fail_on_disagreement,
+        timeouts: crate::session::Timeouts {
+            handshake: std::time::Duration::from_secs(args.handshake_timeout),
+            run: std::time::Duration::from_secs(args.run_timeout),
+            ..crate::session::Timeouts::default()
+        },
+    })
+}
+
+fn cmd_gen_corpus(args: GenCorpusArgs) -> Result<ExitCode, Error> {
+    let dir = &args.dir;
+    if dir.exists() {
+        let empty = std::fs::read_dir(dir)
+            .map(|mut entries| entries.next().is_none())
+            .unwrap_or(false);
+        if !empty {
+            return Err(Error::Usage(format!(
+                "`{}` is not an empty directory (hint: gen-corpus writes only into a new or empty one)",
+                dir.display()
+            )));
+        }
+    }
+    let tree = crate::corpus_gen::generate(dir, args.skills, args.seed)
+        .map_err(|e| Error::io(format!("writing `{}`", dir.display()), e))?;
+    println!(
+        "wrote {} SKILL.md files, {} other files and {} symlinks under {} (seed {})",
+        tree.skill_files,
+        tree.other_files,
+        tree.links,
+        dir.display(),
+        args.seed
+    );
+    Ok(ExitCode::Ok)
 }

@@ -1,10 +1,12 @@
 //! A seeded generator of skill trees: the benchmark's input and `gen-corpus`'s output.
 //!
 //! The same `(skills, seed)` always writes the same tree, byte for byte. Trees look like real
-//! catalogues: skills at several depths, plugin-synced copies (`synced/<id>/<name>/`) that
-//! duplicate top-level names, sibling files and nested resource folders, symlinked skills, and
-//! frontmatter drawn from the issue-93 shapes and the hazards (YAML that needs the rescue,
-//! block scalars, comments, broken flow, no name, no fence).
+//! catalogues: skills at several depths, plugin-synced copies (`synced/<id>/<name>/`) and plugin
+//! copies nested two levels deeper (`plugins/<id>/skills/<name>/`) that duplicate top-level
+//! names, sibling files and nested resource folders, symlinked skills, and frontmatter drawn
+//! from the issue-93 shapes and the hazards (YAML that needs the rescue, block scalars,
+//! comments, broken flow, no name, no fence, a BOM, CRLF throughout or in the frontmatter only,
+//! duplicate keys, `description: yes`).
 
 use std::fs;
 use std::io;
@@ -30,22 +32,41 @@ const WORDS: &[&str] = &[
     "release", "search", "triage", "audit", "email", "spec", "i18n", "chart", "backup",
 ];
 
-/// Frontmatter shapes, weighted towards the plain ones real catalogues mostly hold.
-fn frontmatter(rng: &mut ChaCha8Rng, name: &str) -> String {
+/// A whole `SKILL.md`: frontmatter shapes weighted towards the plain ones real catalogues
+/// mostly hold, then a short body.
+fn skill_file(rng: &mut ChaCha8Rng, name: &str) -> String {
     let topic = WORDS[rng.gen_range(0..WORDS.len())];
-    match rng.gen_range(0..20) {
-        0..=9 => format!("---\nname: {name}\ndescription: Helps with {topic} work for {name}.\n---\n"),
-        10 => format!("---\nname: {name}\ndescription: Handles {topic}. Use when: the user mentions {topic}.\n---\n"),
-        11 => format!("---\nname: {name}\ndescription: \"Quoted {topic}: with a colon.\"\n---\n"),
-        12 => format!("---\nname: {name}\ndescription: |\n  First line about {topic}.\n  Trigger on: {topic} files.\n---\n"),
-        13 => format!("---\nname: {name}\ndescription: Works on {topic} #tag Trigger on: x\n---\n"),
-        14 => format!("---\nname: {name}\ndescription: [broken, flow\n---\n"),
-        15 => format!("---\nname: {name}\ndescription: Uses tools.\nallowed-tools: [bash, read]\nmetadata:\n  owner: {topic}\n---\n"),
-        16 => format!("---\ndescription: Has no name, about {topic}.\n---\n"),
-        17 => format!("# {name}\n\nNo frontmatter at all.\n"),
-        18 => format!("---\nname: {name}\ndescription: Tabbed {topic}.\n\tbad: indent\n---\n"),
-        _ => format!("---\r\nname: {name}\r\ndescription: CRLF {topic} skill.\r\n---\r\n"),
+    let mut crlf_body = false;
+    let mut text = match rng.gen_range(0..27) {
+        0..=13 => format!("---\nname: {name}\ndescription: Helps with {topic} work for {name}.\n---\n"),
+        14 => format!("---\nname: {name}\ndescription: Handles {topic}. Use when: the user mentions {topic}.\n---\n"),
+        15 => format!("---\nname: {name}\ndescription: \"Quoted {topic}: with a colon.\"\n---\n"),
+        16 => format!("---\nname: {name}\ndescription: |\n  First line about {topic}.\n  Trigger on: {topic} files.\n---\n"),
+        17 => format!("---\nname: {name}\ndescription: Works on {topic} #tag Trigger on: x\n---\n"),
+        18 => format!("---\nname: {name}\ndescription: [broken, flow\n---\n"),
+        19 => format!("---\nname: {name}\ndescription: Uses tools.\nallowed-tools: [bash, read]\nmetadata:\n  owner: {topic}\n---\n"),
+        20 => format!("---\ndescription: Has no name, about {topic}.\n---\n"),
+        21 => format!("# {name}\n\nNo frontmatter at all.\n"),
+        22 => format!("---\nname: {name}\ndescription: Tabbed {topic}.\n\tbad: indent\n---\n"),
+        23 => format!("---\r\nname: {name}\r\ndescription: CRLF {topic} skill.\r\n---\r\n"),
+        24 => format!("\u{FEFF}---\nname: {name}\ndescription: Starts with a BOM, about {topic}.\n---\n"),
+        25 => {
+            crlf_body = true;
+            format!("---\r\nname: {name}\r\ndescription: CRLF throughout, {topic}.\r\n---\r\n")
+        }
+        _ => match rng.gen_range(0..3) {
+            0 => format!("---\nname: {name}\ndescription: First {topic}.\ndescription: Second {topic}.\n---\n"),
+            1 => format!("---\nname: {name}-first\nname: {name}\ndescription: Duplicate name key, {topic}.\n---\n"),
+            _ => format!("---\nname: {name}\ndescription: yes\n---\n"),
+        },
+    };
+    let body = format!("\n# {name}\n\nSteps for {name}.\n");
+    if crlf_body {
+        text.push_str(&body.replace('\n', "\r\n"));
+    } else {
+        text.push_str(&body);
     }
+    text
 }
 
 /// Writes a tree of about `skills` skills under `dir` (which must be empty or absent).
@@ -58,15 +79,21 @@ pub fn generate(dir: &Path, skills: usize, seed: u64) -> io::Result<GeneratedTre
         let word = WORDS[rng.gen_range(0..WORDS.len())];
         let name = format!("{word}-{i:05}");
         // Where the skill lives: mostly top level, some in categories, some plugin-synced
-        // copies of an earlier top-level name (a duplicate at another depth).
+        // copies of an earlier top-level name (a duplicate at another depth), a few of them
+        // nested two levels deeper, as plugin marketplaces lay them out.
         let (relative, skill_name) = match rng.gen_range(0..10) {
             0..=5 => (name.clone(), name.clone()),
             6 | 7 => (format!("{word}/{name}"), name.clone()),
             _ => match top_names.choose(&mut rng) {
-                Some(existing) => (
-                    format!("synced/{:08x}/{existing}", rng.gen::<u32>()),
-                    existing.clone(),
-                ),
+                Some(existing) => {
+                    let id = rng.gen::<u32>();
+                    let place = if rng.gen_ratio(1, 4) {
+                        format!("plugins/{id:08x}/skills/{existing}")
+                    } else {
+                        format!("synced/{id:08x}/{existing}")
+                    };
+                    (place, existing.clone())
+                }
                 None => (name.clone(), name.clone()),
             },
         };
@@ -75,9 +102,10 @@ pub fn generate(dir: &Path, skills: usize, seed: u64) -> io::Result<GeneratedTre
         }
         let skill_dir = dir.join(&relative);
         fs::create_dir_all(&skill_dir)?;
-        let mut body = frontmatter(&mut rng, &skill_name);
-        body.push_str(&format!("\n# {skill_name}\n\nSteps for {skill_name}.\n"));
-        fs::write(skill_dir.join("SKILL.md"), body)?;
+        fs::write(
+            skill_dir.join("SKILL.md"),
+            skill_file(&mut rng, &skill_name),
+        )?;
         tree.skill_files += 1;
         for f in 0..rng.gen_range(0..8) {
             let sub = match rng.gen_range(0..4) {
@@ -132,5 +160,25 @@ mod tests {
         assert_eq!(listing(a.path()), listing(b.path()));
         assert_ne!(listing(a.path()), listing(c.path()));
         assert_eq!(ta.skill_files, 60);
+    }
+
+    #[test]
+    fn the_hazard_shapes_are_drawn() {
+        let dir = tempfile::tempdir().unwrap();
+        generate(dir.path(), 400, 1).unwrap();
+        let files = listing(dir.path());
+        let skill = |needle: &[u8]| {
+            files.iter().any(|(path, bytes)| {
+                path.ends_with("SKILL.md") && bytes.windows(needle.len()).any(|w| w == needle)
+            })
+        };
+        assert!(skill("\u{FEFF}---".as_bytes()), "BOM");
+        assert!(skill(b"\r\nSteps for"), "CRLF body");
+        assert!(skill(b"description: yes\n"), "description: yes");
+        assert!(skill(b"\ndescription: Second"), "duplicate description key");
+        assert!(skill(b"-first\nname: "), "duplicate name key");
+        assert!(files
+            .iter()
+            .any(|(path, _)| path.starts_with("plugins/") && path.contains("/skills/")));
     }
 }

@@ -2,6 +2,7 @@
 pub mod case;
 pub mod cli;
 pub mod compare;
+pub mod corpus;
 pub mod corpus_gen;
 pub mod error;
 pub mod goldens;

@@ -3,7 +3,7 @@
 //! is the judge's.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -68,6 +68,10 @@ pub struct PortObservation {
     pub hello: Option<HelloReply>,
     pub trouble: Option<PortTrouble>,
     pub observed: BTreeMap<CaseId, Observed>,
+    /// The passes after the first (`run --repeat N`), each keyed like `observed`.
+    pub repeats: Vec<BTreeMap<CaseId, Observed>>,
+    /// Every sandbox directory a case ran in (for redacting them from reports).
+    pub sandboxes: Vec<PathBuf>,
     pub restarts: u32,
 }
 
@@ -156,6 +160,19 @@ pub fn observe_port(
     cases: &[PlannedCase],
     options: &ObserveOptions,
 ) -> PortObservation {
+    let once: Vec<usize> = (0..cases.len()).collect();
+    observe_port_passes(resolved, cases, &[once], options)
+}
+
+/// [`observe_port`], running the cases once per pass, all passes in the one session: each pass
+/// lists indices into `cases` in the order to run them (`run --repeat N`). The first pass goes
+/// into [`PortObservation::observed`], the others into [`PortObservation::repeats`].
+pub fn observe_port_passes(
+    resolved: Resolved,
+    cases: &[PlannedCase],
+    passes: &[Vec<usize>],
+    options: &ObserveOptions,
+) -> PortObservation {
     let (name, command, asked, tested) = match resolved {
         Resolved::Unavailable { name, reason } => {
             return PortObservation {
@@ -165,6 +182,8 @@ pub fn observe_port(
                 hello: None,
                 trouble: Some(PortTrouble::Unavailable(reason)),
                 observed: BTreeMap::new(),
+                repeats: Vec::new(),
+                sandboxes: Vec::new(),
                 restarts: 0,
             }
         }
@@ -182,6 +201,8 @@ pub fn observe_port(
         hello: None,
         trouble: None,
         observed: BTreeMap::new(),
+        repeats: Vec::new(),
+        sandboxes: Vec::new(),
         restarts: 0,
     };
     let mut session = match Session::start(command, options.timeouts) {
@@ -201,20 +222,35 @@ pub fn observe_port(
         let _ = session.close();
         return observation;
     }
-    for case in cases {
-        let observed = observe_case(&mut session, case, options);
-        observation.observed.insert(case.spec.id.clone(), observed);
+    for (pass, order) in passes.iter().enumerate() {
+        let mut observed_pass = BTreeMap::new();
+        for &index in order {
+            let case = &cases[index];
+            let observed = observe_case(&mut session, case, options, &mut observation.sandboxes);
+            observed_pass.insert(case.spec.id.clone(), observed);
+        }
+        if pass == 0 {
+            observation.observed = observed_pass;
+        } else {
+            observation.repeats.push(observed_pass);
+        }
     }
     observation.restarts = session.restarts();
     let _ = session.close();
     observation
 }
 
-fn observe_case(session: &mut Session, case: &PlannedCase, options: &ObserveOptions) -> Observed {
+fn observe_case(
+    session: &mut Session,
+    case: &PlannedCase,
+    options: &ObserveOptions,
+    sandboxes: &mut Vec<PathBuf>,
+) -> Observed {
     let sandbox = match Sandbox::prepare(&case.spec, options.keep_sandbox) {
         Ok(sandbox) => sandbox,
         Err(error) => return Observed::SandboxFailed(error.to_string()),
     };
+    sandboxes.push(sandbox.path().to_path_buf());
     if options.keep_sandbox {
         eprintln!(
             "kept sandbox for {}: {}",

@@ -9,11 +9,22 @@
 //!
 //! nextest runs one process per trial, which would start an adapter per case: run this binary
 //! directly (or `just conform`), not under nextest.
+//!
+//! `--repeat N` is the determinism check: each port runs the selected cases N times in its one
+//! session — pass 1 in plan order, passes 2..N each in a fresh shuffle ([`pass_orders`], ChaCha8
+//! seeded by `--seed S` or, without it, by the clock; the seed is printed on stderr so a failure
+//! can be replayed). [`judge::judge_repeats`] folds the passes into one verdict, which is
+//! `nondeterministic` when the *normalised* outputs differ; raw replies that differ only in
+//! what normalisation removes (inventory order, `detail`) are listed under `repeat` in
+//! `report.json` and change no verdict.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use libtest_mimic::{Arguments, Failed, Trial};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 
 use crate::case::{self, CaseId};
 use crate::error::{Error, ExitCode};
@@ -23,11 +34,11 @@ use crate::judge::expected::{
 };
 use crate::judge::{
     self, judge_trial, stderr_text, CaseInfo, Evidence, FaultDetails, Outcome, PortInfo,
-    PortStatus, Results, Status, TrialInput, Verdict,
+    PortStatus, RawDifference, RepeatInfo, Results, Status, TrialInput, Verdict,
 };
 use crate::normalize::compared_form;
 use crate::observe::{
-    observe_port, ObserveOptions, Observed, PlannedCase, PortObservation, PortTrouble,
+    observe_port_passes, ObserveOptions, Observed, PlannedCase, PortObservation, PortTrouble,
 };
 use crate::plan::plan_cases;
 use crate::port::{self, PortRequest, REFERENCE};
@@ -74,6 +85,40 @@ pub struct RunOptions {
     pub timeouts: Timeouts,
     /// Arguments for libtest-mimic (filter, `--exact`, `--list`, `--format`, …).
     pub libtest: Vec<String>,
+    /// How many passes each port makes over the selected cases (`--repeat N`; 0 counts as 1).
+    pub repeat: u32,
+    /// The case-order shuffle's seed (`--seed S`); `None` derives one from the clock.
+    pub seed: Option<u64>,
+    /// Shuffle the first pass too (hidden `--shuffle`: the reports must not change).
+    pub shuffle: bool,
+    /// Redact durations and sandbox paths from the reports (hidden `--redact-volatile`), so two
+    /// runs can be compared byte for byte.
+    pub redact_volatile: bool,
+}
+
+/// The case order of each of `passes` passes over `cases` cases, as indices: the first in plan
+/// order (shuffled too when `shuffle_first`), every later one a fresh shuffle. One ChaCha8
+/// generator seeded with `seed` draws them all, so the same seed gives the same orders.
+pub fn pass_orders(cases: usize, passes: u32, shuffle_first: bool, seed: u64) -> Vec<Vec<usize>> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..passes.max(1))
+        .map(|pass| {
+            let mut order: Vec<usize> = (0..cases).collect();
+            if pass > 0 || shuffle_first {
+                order.shuffle(&mut rng);
+            }
+            order
+        })
+        .collect()
+}
+
+/// A shuffle seed from the clock and the process id, for runs without `--seed`.
+fn clock_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    // 48 bits: short to type, and exact in every JSON reader.
+    ((nanos as u64) ^ (u64::from(std::process::id()) << 24)) & 0xFFFF_FFFF_FFFF
 }
 
 /// The trial name of a (port, case).
@@ -190,6 +235,16 @@ pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
         }
     }
 
+    let passes = options.repeat.max(1);
+    let seed = options.seed.unwrap_or_else(clock_seed);
+    if passes > 1 || options.shuffle {
+        let shuffle = if options.shuffle { " --shuffle" } else { "" };
+        eprintln!(
+            "skill-conform: case order shuffled with seed {seed} (replay: --repeat {passes}{shuffle} --seed {seed})"
+        );
+    }
+    let orders = pass_orders(cases.len(), passes, options.shuffle, seed);
+
     // Observe every port that has a selected trial, concurrently.
     let home = crate::sandbox::plain_tempdir("skill-conform-home-")
         .map_err(|e| Error::Usage(e.to_string()))?;
@@ -201,19 +256,30 @@ pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
         let handles: Vec<_> = requests
             .iter()
             .filter_map(|request| {
-                let chosen: Vec<&PlannedCase> = cases
+                // Global case index -> index among this port's chosen cases.
+                let local: BTreeMap<usize, usize> = cases
                     .iter()
-                    .filter(|c| selected(&args, &trial_name(request.name(), &c.spec.id)))
+                    .enumerate()
+                    .filter(|(_, c)| selected(&args, &trial_name(request.name(), &c.spec.id)))
+                    .enumerate()
+                    .map(|(local, (global, _))| (global, local))
                     .collect();
-                if chosen.is_empty() {
+                if local.is_empty() {
                     return None;
                 }
+                let chosen: Vec<&PlannedCase> = local.keys().map(|&g| &cases[g]).collect();
+                let port_passes: Vec<Vec<usize>> = orders
+                    .iter()
+                    .map(|order| order.iter().filter_map(|g| local.get(g).copied()).collect())
+                    .collect();
                 let (specs, repo, home, observe_options) =
                     (&specs, &options.repo, &home.1, &observe_options);
                 Some(scope.spawn(move || {
                     let resolved = port::resolve(request, specs, repo, home);
                     let owned: Vec<PlannedCase> = chosen.iter().map(|c| (*c).clone()).collect();
-                    (observe_port(resolved, &owned, observe_options), chosen)
+                    let observation =
+                        observe_port_passes(resolved, &owned, &port_passes, observe_options);
+                    (observation, chosen)
                 }))
             })
             .collect();
@@ -227,8 +293,9 @@ pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
     for case in &cases {
         results.add_case(case.spec.id.clone(), CaseInfo::from(&case.spec));
     }
+    let mut raw_differences = BTreeMap::new();
     for (observation, chosen) in &observations {
-        judge_port(
+        let differences = judge_port(
             &mut results,
             observation,
             chosen,
@@ -236,6 +303,16 @@ pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
                 .get(&observation.name)
                 .map_or(&[][..], Vec::as_slice),
         );
+        if !differences.is_empty() {
+            raw_differences.insert(observation.name.clone(), differences);
+        }
+    }
+    if passes > 1 {
+        results.repeat = Some(RepeatInfo {
+            passes,
+            seed,
+            raw_differences,
+        });
     }
 
     // libtest-mimic reports the verdicts we already have.
@@ -259,7 +336,16 @@ pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
         .collect();
     let _conclusion = libtest_mimic::run(&args, trials);
 
-    let redactor = Redactor::none().repo(&options.repo);
+    let mut redactor = Redactor::none()
+        .repo(&options.repo)
+        .durations(options.redact_volatile);
+    if options.redact_volatile {
+        for (observation, _) in &observations {
+            for dir in &observation.sandboxes {
+                redactor = redactor.sandbox(dir);
+            }
+        }
+    }
     println!();
     print!(
         "{}",
@@ -312,13 +398,16 @@ pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
     Ok(judge::exit_code(&results, &expectation_errors, &required))
 }
 
-/// Judges every chosen case of one observed port into `results`.
+/// Judges every chosen case of one observed port into `results`, folding repeated passes into
+/// one verdict; returns the cases whose raw replies differed between passes in what
+/// normalisation removes.
 fn judge_port(
     results: &mut Results,
     observation: &PortObservation,
     chosen: &[&PlannedCase],
     expected: &[ExpectedEntry],
-) {
+) -> BTreeMap<CaseId, RawDifference> {
+    let mut raw_differences = BTreeMap::new();
     let name = observation.name.as_str();
     let mut info = PortInfo::available(name);
     if let Some(hello) = &observation.hello {
@@ -366,25 +455,54 @@ fn judge_port(
         None => {
             for case in chosen {
                 let id = &case.spec.id;
-                let verdict = match observation.observed.get(id) {
-                    None => continue,
-                    Some(Observed::SandboxFailed(why)) => Verdict {
-                        status: Status::Error,
-                        evidence: Evidence {
-                            reason: Some(format!(
-                                "skill-conform could not build the sandbox: {why}"
-                            )),
-                            repro: judge::repro_command(name, id),
-                            ..Evidence::default()
-                        },
-                    },
-                    Some(observed) => judge_observed(name, case, observed, expected, observation),
+                let Some(first) = observation.observed.get(id) else {
+                    continue;
                 };
+                let runs: Vec<&Observed> = std::iter::once(first)
+                    .chain(observation.repeats.iter().filter_map(|pass| pass.get(id)))
+                    .collect();
+                let verdicts = runs
+                    .iter()
+                    .map(|observed| match observed {
+                        Observed::SandboxFailed(why) => Verdict {
+                            status: Status::Error,
+                            evidence: Evidence {
+                                reason: Some(format!(
+                                    "skill-conform could not build the sandbox: {why}"
+                                )),
+                                repro: judge::repro_command(name, id),
+                                ..Evidence::default()
+                            },
+                        },
+                        observed => judge_observed(name, case, observed, expected, observation),
+                    })
+                    .collect();
+                let mut verdict = judge::judge_repeats(verdicts).expect("one run at least");
+                if verdict.status == Status::Nondeterministic {
+                    verdict.evidence.repro = format!(
+                        "skill-conform run --port {name} --repeat {} -- --exact {}",
+                        runs.len(),
+                        trial_name(name, id)
+                    );
+                }
+                if runs.len() > 1 && verdict.status != Status::Nondeterministic {
+                    let replies: Option<Vec<(&serde_json::Value, &[String])>> = runs
+                        .iter()
+                        .map(|observed| match observed {
+                            Observed::Reply { raw, roots, .. } => Some((raw, roots.as_slice())),
+                            _ => None,
+                        })
+                        .collect();
+                    if let Some(difference) = replies.and_then(|r| judge::raw_difference(&r)) {
+                        raw_differences.insert(id.clone(), difference);
+                    }
+                }
                 results.insert(name, id.clone(), verdict);
             }
         }
     }
     results.add_port(info);
+    raw_differences
 }
 
 fn judge_observed(

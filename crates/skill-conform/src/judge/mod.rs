@@ -447,6 +447,61 @@ pub fn judge_repeats(runs: Vec<Verdict>) -> Option<Verdict> {
     Some(first)
 }
 
+/// What `run --repeat N` adds to a run's results (absent for a single pass).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RepeatInfo {
+    /// How many times each port ran every selected case, in one session.
+    pub passes: u32,
+    /// The seed of the case-order shuffle; `--seed` replays it.
+    pub seed: u64,
+    /// Trials whose raw replies differed between passes only in what normalisation removes
+    /// (their verdicts are unchanged), by port, then case.
+    pub raw_differences: BTreeMap<PortId, BTreeMap<CaseId, RawDifference>>,
+}
+
+/// How the raw replies of repeated runs of one trial differ when their compared forms do not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RawDifference {
+    /// Only the order of `inventory.skills` or `inventory.skipped` (e.g. Go's map order).
+    InventoryOrder,
+    /// Something the comparison leaves out: a skip's `detail`, or a field outside `compare`.
+    UncomparedFields,
+}
+
+/// Whether, and how, the raw replies of repeated runs differ once each is redacted with the
+/// roots of its own run (`None` when they are all equal). The caller only asks when the
+/// compared forms agree, so any difference is one normalisation removes.
+pub fn raw_difference(replies: &[(&Value, &[String])]) -> Option<RawDifference> {
+    let redacted: Vec<Value> = replies
+        .iter()
+        .map(|(raw, roots)| crate::normalize::Redactions::for_roots(roots).redact(raw))
+        .collect();
+    let (first, rest) = redacted.split_first()?;
+    if rest.iter().all(|other| other == first) {
+        return None;
+    }
+    let sorted = |value: &Value| {
+        let mut value = value.clone();
+        for list in ["skills", "skipped"] {
+            if let Some(Value::Array(entries)) = value
+                .get_mut("inventory")
+                .and_then(|inventory| inventory.get_mut(list))
+            {
+                entries.sort_by_cached_key(to_canonical_string);
+            }
+        }
+        value
+    };
+    let first = sorted(first);
+    if rest.iter().all(|other| sorted(other) == first) {
+        Some(RawDifference::InventoryOrder)
+    } else {
+        Some(RawDifference::UncomparedFields)
+    }
+}
+
 /// What kind of port a column is: the reference, a real port, or a mutant of the reference.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -538,6 +593,8 @@ pub struct Results {
     pub verdicts: BTreeMap<(PortId, CaseId), Verdict>,
     pub ports: BTreeMap<PortId, PortInfo>,
     pub cases: BTreeMap<CaseId, CaseInfo>,
+    /// Set when every case ran more than once (`run --repeat N`).
+    pub repeat: Option<RepeatInfo>,
 }
 
 impl Results {
@@ -901,6 +958,25 @@ mod tests {
         assert_eq!(verdict.status, Status::Nondeterministic);
         assert_eq!(verdict.evidence.mismatches[0].pointer, "/prompt");
         assert_eq!(judge_repeats(Vec::new()), None);
+    }
+
+    #[test]
+    fn raw_differences_are_classified_after_root_redaction() {
+        let a = json!({"inventory": {"skills": [{"location": "/s1/r/a"}, {"location": "/s1/r/b"}], "skipped": []}});
+        let same = json!({"inventory": {"skills": [{"location": "/s2/r/a"}, {"location": "/s2/r/b"}], "skipped": []}});
+        let reordered = json!({"inventory": {"skills": [{"location": "/s2/r/b"}, {"location": "/s2/r/a"}], "skipped": []}});
+        let detail = json!({"inventory": {"skills": [{"location": "/s2/r/a"}, {"location": "/s2/r/b"}], "skipped": []}, "x": 1});
+        let (r1, r2) = (vec!["/s1/r".to_owned()], vec!["/s2/r".to_owned()]);
+        assert_eq!(raw_difference(&[(&a, &r1), (&same, &r2)]), None);
+        assert_eq!(
+            raw_difference(&[(&a, &r1), (&reordered, &r2)]),
+            Some(RawDifference::InventoryOrder)
+        );
+        assert_eq!(
+            raw_difference(&[(&a, &r1), (&detail, &r2)]),
+            Some(RawDifference::UncomparedFields)
+        );
+        assert_eq!(raw_difference(&[]), None);
     }
 
     fn verdict(status: Status) -> Verdict {

@@ -12,7 +12,9 @@
 //!                 "stderrTail"?, "expected"?, "fingerprint"?, "reason"?, "repro",
 //!                 "durationMs"? } } } },
 //!   "clusters": { CASE: [ { "ports", "matchesGolden", "fingerprint" } ] },
-//!   "notes":  [ { "kind", "case", "ports", "fingerprint" } ]
+//!   "notes":  [ { "kind", "case", "ports", "fingerprint" } ],
+//!   "repeat"?: { "passes", "seed", "rawDifferences": { PORT: { CASE: "inventory-order" |
+//!                "uncompared-fields" } } }          (only with `run --repeat N`, N > 1)
 //! }
 //! ```
 //!
@@ -108,12 +110,16 @@ pub fn value(model: &Model<'_>, redactor: &Redactor) -> Value {
         .map(|(case, clusters)| (case.to_string(), json!(clusters)))
         .collect();
 
-    json!({
+    let mut report = json!({
         "format": FORMAT,
         "ports": ports,
         "cases": cases,
         "trials": trials,
         "clusters": clusters,
         "notes": model.notes,
-    })
+    });
+    if let Some(repeat) = &results.repeat {
+        report["repeat"] = json!(repeat);
+    }
+    report
 }

@@ -1,0 +1,317 @@
+//! Benchmark: what the runner costs. Not a test: it prints Markdown tables for BENCHMARKS.md.
+//!
+//! Run with `just bench` (or `cargo bench -p skill-conform --bench runner`). For each port
+//! (the reference adapter, and toolnexus-python when `adapters/python/.cache` is set up):
+//!
+//! - **piped**: every case's `run` request, with real sandbox roots, written once to a file
+//!   (hello, one `run` per non-vacuous case, bye); then `ADAPTER < requests`, its stdout read to
+//!   the end. The adapter alone, at full speed — nothing to wait for between requests.
+//! - **runner**: `skill-conform run --port PORT` as a child process, wall clock: resolving and
+//!   setting up the port, planning (the reference over every case for the load lists), a
+//!   sandbox per case, the smoke pair, one request at a time, judging, four report files.
+//!   Target (architecture.md): ≤ 1.10 × piped.
+//!   Two of its fixed costs are timed alone: the port's set-up command (`setup.sh`, which
+//!   checks the cached venv) and planning (`skill-conform run --port PORT -- --list`); what
+//!   is left, per case, is the sandbox, the round trip, judging and the reports.
+//! - **per case**: a fresh adapter process per case (hello, run, bye) — what a runner that
+//!   started a process per trial (nextest) would pay. Target: one process per port ≥ 10×
+//!   faster for Python.
+//!
+//! Medians of `BENCH_RUNS` (default 7) after one warm-up; the per-case loop, itself a sum over
+//! every case, runs `BENCH_SLOW_RUNS` times (default 1) without a warm-up.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use skill_conform::goldens::Layout;
+use skill_conform::plan::plan_cases;
+use skill_conform::port::{self, PortRequest, Resolved};
+use skill_conform::sandbox::Sandbox;
+use skill_conform::session::{AdapterCommand, Request, RunRequest, PROTOCOL_VERSION};
+
+const BIN: &str = env!("CARGO_BIN_EXE_skill-conform");
+
+fn env_runs(key: &str, default: usize) -> usize {
+    std::env::var(key)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn time_runs(runs: usize, mut f: impl FnMut() -> Duration) -> Duration {
+    f();
+    median((0..runs).map(|_| f()).collect())
+}
+
+fn command(adapter: &AdapterCommand) -> Command {
+    let (program, args) = adapter.argv.split_first().expect("a program");
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .env_clear()
+        .envs(adapter.env.iter().map(|(k, v)| (k, v)))
+        .stderr(Stdio::null());
+    if let Some(cwd) = &adapter.cwd {
+        command.current_dir(cwd);
+    }
+    command
+}
+
+/// Starts the adapter with `input` on stdin, reads its stdout to the end; returns the lines.
+fn pipe_through(adapter: &AdapterCommand, input: Stdio, feed: Option<&[u8]>) -> usize {
+    let mut child = command(adapter)
+        .stdin(input)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the adapter starts");
+    if let Some(bytes) = feed {
+        let mut stdin = child.stdin.take().expect("piped");
+        stdin
+            .write_all(bytes)
+            .expect("the adapter reads its requests");
+    }
+    let mut out = Vec::new();
+    child
+        .stdout
+        .take()
+        .expect("piped")
+        .read_to_end(&mut out)
+        .expect("stdout reads");
+    let status = child.wait().expect("the adapter exits");
+    assert!(status.success(), "the adapter failed: {status}");
+    out.iter().filter(|b| **b == b'\n').count()
+}
+
+fn line(request: &Request) -> String {
+    format!("{}\n", request.to_line())
+}
+
+/// One port's timings.
+struct Row {
+    port: &'static str,
+    cases: usize,
+    piped: Duration,
+    runner: Duration,
+    setup: Option<Duration>,
+    planning: Duration,
+    per_case: Duration,
+}
+
+/// Times a child process to completion (its output discarded); `ok` judges the exit code.
+fn time_child(command: &mut Command, ok: fn(Option<i32>) -> bool) -> Duration {
+    let start = Instant::now();
+    let status = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("the child starts");
+    let elapsed = start.elapsed();
+    assert!(ok(status.code()), "{command:?} failed: {status}");
+    elapsed
+}
+
+fn bench_port(
+    port: &'static str,
+    adapter: &AdapterCommand,
+    setup: Option<&[String]>,
+    requests: &[RunRequest],
+    requests_file: &Path,
+    repo: &Path,
+) -> Row {
+    let runs = env_runs("BENCH_RUNS", 7);
+    let piped = time_runs(runs, || {
+        let start = Instant::now();
+        let file = std::fs::File::open(requests_file).expect("requests file");
+        let lines = pipe_through(adapter, Stdio::from(file), None);
+        let elapsed = start.elapsed();
+        assert_eq!(lines, requests.len() + 1, "hello and one reply per run");
+        elapsed
+    });
+    let reports = tempfile::tempdir().expect("temp dir");
+    let run = || {
+        let mut command = Command::new(BIN);
+        command
+            .args(["run", "--port", port, "--repo"])
+            .arg(repo)
+            .arg("--report-dir")
+            .arg(reports.path());
+        command
+    };
+    // 0, or 1 when the port diverges on a pinned case: either way the suite ran.
+    let runner = time_runs(runs, || {
+        time_child(&mut run(), |c| matches!(c, Some(0 | 1)))
+    });
+    let planning = time_runs(runs, || {
+        time_child(run().args(["--", "--list"]), |c| c == Some(0))
+    });
+    let setup = setup.map(|argv| {
+        time_runs(runs, || {
+            time_child(
+                Command::new(&argv[0]).args(&argv[1..]).current_dir(repo),
+                |c| c == Some(0),
+            )
+        })
+    });
+    let hello = line(&Request::Hello {
+        protocol: PROTOCOL_VERSION,
+    });
+    let bye = line(&Request::Bye);
+    let per_case = median(
+        (0..env_runs("BENCH_SLOW_RUNS", 1).max(1))
+            .map(|_| {
+                let start = Instant::now();
+                for request in requests {
+                    let input = format!("{hello}{}{bye}", line(&Request::Run(request.clone())));
+                    let lines = pipe_through(adapter, Stdio::piped(), Some(input.as_bytes()));
+                    assert_eq!(lines, 2, "hello and one reply");
+                }
+                start.elapsed()
+            })
+            .collect(),
+    );
+    Row {
+        port,
+        cases: requests.len(),
+        piped,
+        runner,
+        setup,
+        planning,
+        per_case,
+    }
+}
+
+fn main() {
+    let repo = std::fs::canonicalize(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .expect("the repository");
+    let specs = port::read_ports(&repo).expect("adapters/ports.toml");
+    let home = tempfile::tempdir().expect("temp home");
+
+    // The suite's requests, with real sandbox roots; the sandboxes live until the end, in a
+    // directory of their own: 144 live directories in the system temp dir slow every later
+    // mkdir there (5× for `run`'s planning on the machine BENCHMARKS.md quotes), which would
+    // charge the runner for the bench's own files. Children get the caller's TMPDIR back.
+    let caller_tmpdir = std::env::var_os("TMPDIR");
+    let bench_tmp = tempfile::tempdir_in(repo.join("target")).expect("a bench temp dir");
+    std::env::set_var("TMPDIR", bench_tmp.path());
+    let cases = plan_cases(&Layout::under(&repo), &[]).expect("the suite plans");
+    let mut sandboxes = Vec::new();
+    let mut requests = Vec::new();
+    for case in &cases {
+        let sandbox = Sandbox::prepare(&case.spec, false).expect("a sandbox");
+        if sandbox.vacuous().is_some() {
+            continue;
+        }
+        requests.push(RunRequest {
+            case: case.spec.id.to_string(),
+            roots: sandbox.roots().to_vec(),
+            sample_limit: case.spec.sample_limit,
+            filter: case.spec.filter.clone(),
+            load: case.load.clone(),
+            tool: case.tool,
+        });
+        sandboxes.push(sandbox);
+    }
+    let requests_file = home.path().join("requests.jsonl");
+    let mut text = line(&Request::Hello {
+        protocol: PROTOCOL_VERSION,
+    });
+    for request in &requests {
+        text.push_str(&line(&Request::Run(request.clone())));
+    }
+    text.push_str(&line(&Request::Bye));
+    std::fs::write(&requests_file, text).expect("requests file");
+    match &caller_tmpdir {
+        Some(dir) => std::env::set_var("TMPDIR", dir),
+        None => std::env::remove_var("TMPDIR"),
+    }
+
+    let mut reference = AdapterCommand::new([BIN, "adapter", "--reference"]).cwd(repo.clone());
+    for (key, value) in port::adapter_env(&repo, "reference", None, home.path()) {
+        reference = reference.env(key, value);
+    }
+    let mut rows = vec![bench_port(
+        "reference",
+        &reference,
+        None,
+        &requests,
+        &requests_file,
+        &repo,
+    )];
+    let python = PortRequest::Named {
+        name: "python".into(),
+        version: None,
+        path: None,
+    };
+    match port::resolve(&python, &specs, &repo, home.path()) {
+        Resolved::Ready { command, .. } => rows.push(bench_port(
+            "python",
+            &command,
+            Some(&setup_argv(
+                &specs["python"].setup,
+                &specs["python"].version,
+            )),
+            &requests,
+            &requests_file,
+            &repo,
+        )),
+        Resolved::Unavailable { reason, .. } => println!("python: unavailable ({reason})\n"),
+    }
+
+    println!("## Runner overhead: the whole suite through `skill-conform run` vs piped into the adapter\n");
+    println!("| port | cases | adapter < requests | skill-conform run --port PORT | run / piped | of which: set-up | planning | the rest, per case |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    for row in &rows {
+        let rest = row.runner.as_secs_f64()
+            - row.piped.as_secs_f64()
+            - row.setup.map_or(0.0, |d| d.as_secs_f64())
+            - row.planning.as_secs_f64();
+        println!(
+            "| {} | {} | {:.3} s | {:.3} s | {:.2}× | {} | {:.3} s | {:.1} ms |",
+            row.port,
+            row.cases,
+            row.piped.as_secs_f64(),
+            row.runner.as_secs_f64(),
+            row.runner.as_secs_f64() / row.piped.as_secs_f64(),
+            row.setup
+                .map_or_else(|| "–".to_owned(), |d| format!("{:.3} s", d.as_secs_f64())),
+            row.planning.as_secs_f64(),
+            rest * 1000.0 / row.cases as f64,
+        );
+    }
+    println!("\n## One process per port vs one process per case\n");
+    println!("| port | cases | one process (piped) | a process per case | per case / per port |");
+    println!("|---|---:|---:|---:|---:|");
+    for row in &rows {
+        println!(
+            "| {} | {} | {:.3} s | {:.3} s | {:.1}× |",
+            row.port,
+            row.cases,
+            row.piped.as_secs_f64(),
+            row.per_case.as_secs_f64(),
+            row.per_case.as_secs_f64() / row.piped.as_secs_f64()
+        );
+    }
+    println!(
+        "\nmedians of {} runs after one warm-up ({} cold run of the per-case loop); {} cores",
+        env_runs("BENCH_RUNS", 7),
+        env_runs("BENCH_SLOW_RUNS", 1),
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+    drop(sandboxes);
+}
+
+/// A port's set-up command with `{version}` filled in, as `port::resolve` runs it.
+fn setup_argv(setup: &[String], version: &str) -> Vec<String> {
+    setup
+        .iter()
+        .map(|a| a.replace("{version}", version))
+        .collect()
+}
