@@ -27,6 +27,15 @@ die() { printf 'setup.sh (python): %s\n' "$*" >&2; exit 1; }
 [ "$#" -le 1 ] || die "usage: setup.sh [VERSION|PATH] (got $# arguments)"
 arg="${1:-$default_version}"
 
+# Fastest path, starting no interpreter: a venv this script completed earlier for exactly this
+# version (the distribution's RECORD is written last by pip). The runner calls set-up on every
+# run, so this is what it usually pays.
+if [[ "$arg" =~ ^[0-9][0-9A-Za-z.+!-]*$ ]] && [ -x "$cache/venv-$arg/bin/python" ] \
+  && compgen -G "$cache/venv-$arg/lib/python3*/site-packages/toolnexus-$arg.dist-info/RECORD" >/dev/null; then
+  printf '%s\n' "$cache/venv-$arg/bin/python"
+  exit 0
+fi
+
 mkdir -p "$cache" || die "cannot create $cache"
 export PIP_CACHE_DIR="${PIP_CACHE_DIR:-$cache/pip}"
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PYTHONDONTWRITEBYTECODE=1

@@ -164,18 +164,22 @@ pub fn observe_port(
     observe_port_passes(resolved, cases, &[once], options)
 }
 
-/// [`observe_port`], running the cases once per pass, all passes in the one session: each pass
-/// lists indices into `cases` in the order to run them (`run --repeat N`). The first pass goes
-/// into [`PortObservation::observed`], the others into [`PortObservation::repeats`].
-pub fn observe_port_passes(
-    resolved: Resolved,
-    cases: &[PlannedCase],
-    passes: &[Vec<usize>],
-    options: &ObserveOptions,
-) -> PortObservation {
+/// A port after its start: a live session that passed the smoke pair, or an observation that
+/// already says why the port cannot be judged (unavailable or broken).
+pub enum Started {
+    Ready {
+        session: Box<Session>,
+        observation: PortObservation,
+    },
+    Done(PortObservation),
+}
+
+/// Starts a resolved port: spawn, handshake, smoke pair. Needs no plan, so the runner does it
+/// while the cases are being planned.
+pub fn start_port(resolved: Resolved, options: &ObserveOptions) -> Started {
     let (name, command, asked, tested) = match resolved {
         Resolved::Unavailable { name, reason } => {
-            return PortObservation {
+            return Started::Done(PortObservation {
                 name,
                 asked: String::new(),
                 tested: false,
@@ -185,7 +189,7 @@ pub fn observe_port_passes(
                 repeats: Vec::new(),
                 sandboxes: Vec::new(),
                 restarts: 0,
-            }
+            })
         }
         Resolved::Ready {
             name,
@@ -213,28 +217,96 @@ pub fn observe_port_passes(
                 evidence: Some(Box::new(evidence)),
                 reply: None,
             });
-            return observation;
+            return Started::Done(observation);
         }
     };
     observation.hello = Some(session.hello().clone());
     if let Err(trouble) = smoke(&mut session) {
         observation.trouble = Some(trouble);
         let _ = session.close();
-        return observation;
+        return Started::Done(observation);
     }
-    for (pass, order) in passes.iter().enumerate() {
-        let mut observed_pass = BTreeMap::new();
-        for &index in order {
+    Started::Ready {
+        session: Box::new(session),
+        observation,
+    }
+}
+
+impl Started {
+    /// Ends a started port without running anything (planning failed).
+    pub fn close(self) {
+        if let Started::Ready { session, .. } = self {
+            let _ = session.close();
+        }
+    }
+}
+
+/// [`observe_port`], running the cases once per pass, all passes in the one session: each pass
+/// lists indices into `cases` in the order to run them (`run --repeat N`). The first pass goes
+/// into [`PortObservation::observed`], the others into [`PortObservation::repeats`].
+pub fn observe_port_passes(
+    resolved: Resolved,
+    cases: &[PlannedCase],
+    passes: &[Vec<usize>],
+    options: &ObserveOptions,
+) -> PortObservation {
+    run_started(start_port(resolved, options), cases, passes, options)
+}
+
+/// How many sandboxes are prepared ahead of the case the adapter is answering.
+const SANDBOXES_AHEAD: usize = 4;
+
+/// Runs the passes on a started port. Sandboxes are built by a helper thread a few cases
+/// ahead and deleted by another after use, so the adapter never waits on the filesystem.
+pub fn run_started(
+    started: Started,
+    cases: &[PlannedCase],
+    passes: &[Vec<usize>],
+    options: &ObserveOptions,
+) -> PortObservation {
+    let (mut session, mut observation) = match started {
+        Started::Done(observation) => return observation,
+        Started::Ready {
+            session,
+            observation,
+        } => (session, observation),
+    };
+    let order: Vec<(usize, usize)> = passes
+        .iter()
+        .enumerate()
+        .flat_map(|(pass, order)| order.iter().map(move |&index| (pass, index)))
+        .collect();
+    let mut observed_passes: Vec<BTreeMap<CaseId, Observed>> = vec![BTreeMap::new(); passes.len()];
+    std::thread::scope(|scope| {
+        let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel(SANDBOXES_AHEAD);
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<Sandbox>();
+        let order = &order;
+        scope.spawn(move || {
+            for &(_, index) in order {
+                let prepared = Sandbox::prepare(&cases[index].spec, options.keep_sandbox);
+                if ready_tx.send(prepared).is_err() {
+                    break;
+                }
+            }
+        });
+        scope.spawn(move || done_rx.into_iter().for_each(drop));
+        for (&(pass, index), prepared) in order.iter().zip(ready_rx) {
             let case = &cases[index];
-            let observed = observe_case(&mut session, case, options, &mut observation.sandboxes);
-            observed_pass.insert(case.spec.id.clone(), observed);
+            let observed = observe_case(
+                &mut session,
+                case,
+                prepared,
+                options,
+                &mut observation.sandboxes,
+                &done_tx,
+            );
+            observed_passes[pass].insert(case.spec.id.clone(), observed);
         }
-        if pass == 0 {
-            observation.observed = observed_pass;
-        } else {
-            observation.repeats.push(observed_pass);
-        }
-    }
+        drop(done_tx);
+    });
+    let mut observed_passes = observed_passes.into_iter();
+    observation.observed = observed_passes.next().unwrap_or_default();
+    observation.repeats = observed_passes.collect();
     observation.restarts = session.restarts();
     let _ = session.close();
     observation
@@ -243,13 +315,30 @@ pub fn observe_port_passes(
 fn observe_case(
     session: &mut Session,
     case: &PlannedCase,
+    prepared: Result<Sandbox, crate::sandbox::SandboxError>,
     options: &ObserveOptions,
     sandboxes: &mut Vec<PathBuf>,
+    done: &std::sync::mpsc::Sender<Sandbox>,
 ) -> Observed {
-    let sandbox = match Sandbox::prepare(&case.spec, options.keep_sandbox) {
+    let sandbox = match prepared {
         Ok(sandbox) => sandbox,
         Err(error) => return Observed::SandboxFailed(error.to_string()),
     };
+    let observed = observe_in(session, case, &sandbox, options, sandboxes);
+    // Deleting the copy is the reaper thread's job; if it is gone, drop it here.
+    if let Err(std::sync::mpsc::SendError(sandbox)) = done.send(sandbox) {
+        drop(sandbox);
+    }
+    observed
+}
+
+fn observe_in(
+    session: &mut Session,
+    case: &PlannedCase,
+    sandbox: &Sandbox,
+    options: &ObserveOptions,
+    sandboxes: &mut Vec<PathBuf>,
+) -> Observed {
     sandboxes.push(sandbox.path().to_path_buf());
     if options.keep_sandbox {
         eprintln!(

@@ -1,15 +1,28 @@
 //! From what the user asked to what will run: cases selected by `--case` globs, each with its
 //! committed golden and the request every port gets. Nothing starts an adapter here.
 
-use crate::case::{self, CaseSelector};
+use crate::case::{self, CaseSelector, Field};
 use crate::error::Error;
 use crate::goldens::{version_text, Layout};
 use crate::observe::PlannedCase;
 use crate::reference::run_case;
 use crate::sandbox::Sandbox;
 
+/// A selected case and its committed golden: everything known before the reference runs.
+#[derive(Clone, Debug)]
+pub struct SelectedCase {
+    pub spec: case::CaseSpec,
+    pub golden: String,
+}
+
 /// Plans the selected cases (all when `globs` is empty), sorted by id.
 pub fn plan_cases(layout: &Layout, globs: &[String]) -> Result<Vec<PlannedCase>, Error> {
+    plan_loads(select_cases(layout, globs)?)
+}
+
+/// The cheap half of planning, where every usage error is found: discovery, the goldens'
+/// version, the `--case` globs, and each selected case's golden.
+pub fn select_cases(layout: &Layout, globs: &[String]) -> Result<Vec<SelectedCase>, Error> {
     let cases = case::discover(&layout.fixtures).map_err(|e| Error::Usage(e.to_string()))?;
     let version_path = layout.goldens.join("VERSION");
     let version = std::fs::read_to_string(&version_path).unwrap_or_default();
@@ -32,25 +45,87 @@ pub fn plan_cases(layout: &Layout, globs: &[String]) -> Result<Vec<PlannedCase>,
         }
         selection.cases.into_iter().collect()
     };
+    selected
+        .into_iter()
+        .map(|spec| {
+            let golden_path = layout.golden_path(&spec.id);
+            let golden = std::fs::read_to_string(&golden_path).map_err(|_| {
+                Error::Usage(format!(
+                    "missing golden `{}` (hint: run `skill-conform goldens --write`)",
+                    golden_path.display()
+                ))
+            })?;
+            Ok(SelectedCase {
+                spec: spec.clone(),
+                golden,
+            })
+        })
+        .collect()
+}
+
+/// The costly half: the request of each case, whose default load list needs the reference to
+/// run in a sandbox (the runner does this while the ports set up and start).
+pub fn plan_loads(selected: Vec<SelectedCase>) -> Result<Vec<PlannedCase>, Error> {
     let mut planned = Vec::new();
-    for spec in selected {
-        let golden_path = layout.golden_path(&spec.id);
-        let golden = std::fs::read_to_string(&golden_path).map_err(|_| {
-            Error::Usage(format!(
-                "missing golden `{}` (hint: run `skill-conform goldens --write`)",
-                golden_path.display()
-            ))
-        })?;
-        // The load list depends only on which names the reference accepts, not on where the
-        // sandbox is; a vacuous sandbox still gives it.
-        let sandbox = Sandbox::prepare(spec, false).map_err(|e| Error::Usage(e.to_string()))?;
-        let run = run_case(skill_ref::Config::default(), spec, sandbox.roots());
+    for SelectedCase { spec, golden } in selected {
+        let tool = spec.compare.contains(&Field::Tool);
+        // The request's names: the case's own list, or the golden's (which lists every load in
+        // request order when it compares loads; `goldens --check` keeps it fresh), or else the
+        // reference run in a sandbox — the load list depends only on which names it accepts,
+        // not on where the sandbox is, and a vacuous sandbox still gives it.
+        let load = match (&spec.load, golden_load_names(&golden)) {
+            (Some(load), _) => load.clone(),
+            (None, Some(load)) => load,
+            (None, None) => {
+                let sandbox =
+                    Sandbox::prepare(&spec, false).map_err(|e| Error::Usage(e.to_string()))?;
+                run_case(skill_ref::Config::default(), &spec, sandbox.roots()).load
+            }
+        };
         planned.push(PlannedCase {
-            spec: spec.clone(),
+            spec,
             golden,
-            load: run.load,
-            tool: run.tool,
+            load,
+            tool,
         });
     }
     Ok(planned)
+}
+
+/// The names of a golden's `loads`, in order, when it has them.
+fn golden_load_names(golden: &str) -> Option<Vec<String>> {
+    let value: serde_json::Value = serde_json::from_str(golden).ok()?;
+    value
+        .get("loads")?
+        .as_array()?
+        .iter()
+        .map(|load| load.get("name")?.as_str().map(str::to_owned))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The load list read from a golden is the one the reference computes in a sandbox.
+    #[test]
+    fn golden_load_lists_equal_the_reference_s() {
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let layout = Layout::under(&repo);
+        let mut compared = 0;
+        for selected in select_cases(&layout, &[]).unwrap() {
+            let Some(from_golden) = golden_load_names(&selected.golden) else {
+                continue;
+            };
+            let sandbox = Sandbox::prepare(&selected.spec, false).unwrap();
+            let run = run_case(
+                skill_ref::Config::default(),
+                &selected.spec,
+                sandbox.roots(),
+            );
+            assert_eq!(from_golden, run.load, "{}", selected.spec.id);
+            compared += 1;
+        }
+        assert!(compared > 100);
+    }
 }

@@ -38,12 +38,15 @@ use crate::judge::{
 };
 use crate::normalize::compared_form;
 use crate::observe::{
-    observe_port_passes, ObserveOptions, Observed, PlannedCase, PortObservation, PortTrouble,
+    run_started, start_port, ObserveOptions, Observed, PlannedCase, PortObservation, PortTrouble,
 };
-use crate::plan::plan_cases;
+use crate::plan::{plan_loads, select_cases};
 use crate::port::{self, PortRequest, REFERENCE};
 use crate::report::{self, Redactor};
 use crate::session::Timeouts;
+
+/// One port's observation with the global indices of the cases it ran.
+type PortRun = (PortObservation, Vec<usize>);
 
 /// Which unavailable ports make the run exit 3.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -194,13 +197,14 @@ pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
             }
         }
     }
-    let cases = plan_cases(&layout, &options.cases)?;
+    // The cheap half of planning first, so every usage error comes before anything starts.
+    let selected_cases = select_cases(&layout, &options.cases)?;
 
     if args.list {
         let trials = requests
             .iter()
             .flat_map(|r| {
-                cases
+                selected_cases
                     .iter()
                     .map(move |c| Trial::test(trial_name(r.name(), &c.spec.id), || Ok(())))
             })
@@ -243,7 +247,7 @@ pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
             "skill-conform: case order shuffled with seed {seed} (replay: --repeat {passes}{shuffle} --seed {seed})"
         );
     }
-    let orders = pass_orders(cases.len(), passes, options.shuffle, seed);
+    let orders = pass_orders(selected_cases.len(), passes, options.shuffle, seed);
 
     // Observe every port that has a selected trial, concurrently.
     let home = crate::sandbox::plain_tempdir("skill-conform-home-")
@@ -252,42 +256,69 @@ pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
         timeouts: options.timeouts,
         keep_sandbox: options.keep_sandbox,
     };
-    let observations: Vec<(PortObservation, Vec<&PlannedCase>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = requests
-            .iter()
-            .filter_map(|request| {
-                // Global case index -> index among this port's chosen cases.
-                let local: BTreeMap<usize, usize> = cases
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, c)| selected(&args, &trial_name(request.name(), &c.spec.id)))
-                    .enumerate()
-                    .map(|(local, (global, _))| (global, local))
-                    .collect();
-                if local.is_empty() {
-                    return None;
-                }
-                let chosen: Vec<&PlannedCase> = local.keys().map(|&g| &cases[g]).collect();
-                let port_passes: Vec<Vec<usize>> = orders
-                    .iter()
-                    .map(|order| order.iter().filter_map(|g| local.get(g).copied()).collect())
-                    .collect();
-                let (specs, repo, home, observe_options) =
-                    (&specs, &options.repo, &home.1, &observe_options);
-                Some(scope.spawn(move || {
-                    let resolved = port::resolve(request, specs, repo, home);
-                    let owned: Vec<PlannedCase> = chosen.iter().map(|c| (*c).clone()).collect();
-                    let observation =
-                        observe_port_passes(resolved, &owned, &port_passes, observe_options);
-                    (observation, chosen)
-                }))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a port worker does not panic"))
-            .collect()
-    });
+    // Every port resolves, sets up, starts and runs its smoke pair while the reference plans
+    // the load lists; then each runs its cases. Ports run concurrently, one session each.
+    let (planned, observed): (Result<Vec<PlannedCase>, Error>, Vec<PortRun>) =
+        std::thread::scope(|scope| {
+            let mut senders = Vec::new();
+            let handles: Vec<_> = requests
+                .iter()
+                .filter_map(|request| {
+                    // Global case index -> index among this port's chosen cases.
+                    let local: BTreeMap<usize, usize> = selected_cases
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, c)| selected(&args, &trial_name(request.name(), &c.spec.id)))
+                        .enumerate()
+                        .map(|(local, (global, _))| (global, local))
+                        .collect();
+                    if local.is_empty() {
+                        return None;
+                    }
+                    let port_passes: Vec<Vec<usize>> = orders
+                        .iter()
+                        .map(|order| order.iter().filter_map(|g| local.get(g).copied()).collect())
+                        .collect();
+                    let (plan_tx, plan_rx) =
+                        std::sync::mpsc::channel::<Option<std::sync::Arc<Vec<PlannedCase>>>>();
+                    senders.push(plan_tx);
+                    let (specs, repo, home, observe_options) =
+                        (&specs, &options.repo, &home.1, &observe_options);
+                    Some(scope.spawn(move || {
+                        let resolved = port::resolve(request, specs, repo, home);
+                        let started = start_port(resolved, observe_options);
+                        let Ok(Some(planned)) = plan_rx.recv() else {
+                            started.close();
+                            return None;
+                        };
+                        let chosen: Vec<usize> = local.keys().copied().collect();
+                        let owned: Vec<PlannedCase> =
+                            chosen.iter().map(|&g| planned[g].clone()).collect();
+                        let observation =
+                            run_started(started, &owned, &port_passes, observe_options);
+                        Some((observation, chosen))
+                    }))
+                })
+                .collect();
+            let planned = plan_loads(selected_cases.clone());
+            let shared = planned
+                .as_ref()
+                .ok()
+                .map(|p| std::sync::Arc::new(p.clone()));
+            for sender in senders {
+                let _ = sender.send(shared.clone());
+            }
+            let observed = handles
+                .into_iter()
+                .filter_map(|h| h.join().expect("a port worker does not panic"))
+                .collect();
+            (planned, observed)
+        });
+    let cases = planned?;
+    let observations: Vec<(PortObservation, Vec<&PlannedCase>)> = observed
+        .into_iter()
+        .map(|(observation, chosen)| (observation, chosen.iter().map(|&g| &cases[g]).collect()))
+        .collect();
 
     let mut results = Results::new();
     for case in &cases {
