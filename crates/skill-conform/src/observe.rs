@@ -253,16 +253,60 @@ pub fn observe_port_passes(
     run_started(start_port(resolved, options), cases, passes, options)
 }
 
-/// How many sandboxes are prepared ahead of the case the adapter is answering.
-const SANDBOXES_AHEAD: usize = 4;
+/// A sandbox built ahead of its case, or why it could not be.
+pub type Prepared = Result<Sandbox, crate::sandbox::SandboxError>;
 
-/// Runs the passes on a started port. Sandboxes are built by a helper thread a few cases
-/// ahead and deleted by another after use, so the adapter never waits on the filesystem.
+/// The order in which a port runs its cases: `(pass, index into cases)`.
+pub fn run_order(passes: &[Vec<usize>]) -> Vec<(usize, usize)> {
+    passes
+        .iter()
+        .enumerate()
+        .flat_map(|(pass, order)| order.iter().map(move |&index| (pass, index)))
+        .collect()
+}
+
+/// Starts a thread that builds the sandbox of every case in `order`, in that order, and hands
+/// them over as they are ready. The runner starts it while the adapter is still starting (a
+/// Python or JVM start leaves a core idle), so the cases rarely wait on the filesystem.
+pub fn build_sandboxes(
+    specs: Vec<crate::case::CaseSpec>,
+    order: Vec<(usize, usize)>,
+    keep: bool,
+) -> std::sync::mpsc::Receiver<Prepared> {
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for (_, index) in order {
+            if ready_tx
+                .send(Sandbox::prepare(&specs[index], keep))
+                .is_err()
+            {
+                break;
+            }
+        }
+    });
+    ready_rx
+}
+
+/// Runs the passes on a started port, building sandboxes as it goes.
 pub fn run_started(
     started: Started,
     cases: &[PlannedCase],
     passes: &[Vec<usize>],
     options: &ObserveOptions,
+) -> PortObservation {
+    let specs = cases.iter().map(|c| c.spec.clone()).collect();
+    let sandboxes = build_sandboxes(specs, run_order(passes), options.keep_sandbox);
+    run_started_with(started, cases, passes, options, sandboxes)
+}
+
+/// Runs the passes on a started port with sandboxes from [`build_sandboxes`] (built for the
+/// same `cases` and [`run_order`] of `passes`). Used sandboxes are deleted by a helper thread.
+pub fn run_started_with(
+    started: Started,
+    cases: &[PlannedCase],
+    passes: &[Vec<usize>],
+    options: &ObserveOptions,
+    sandboxes: std::sync::mpsc::Receiver<Prepared>,
 ) -> PortObservation {
     let (mut session, mut observation) = match started {
         Started::Done(observation) => return observation,
@@ -271,26 +315,12 @@ pub fn run_started(
             observation,
         } => (session, observation),
     };
-    let order: Vec<(usize, usize)> = passes
-        .iter()
-        .enumerate()
-        .flat_map(|(pass, order)| order.iter().map(move |&index| (pass, index)))
-        .collect();
+    let order = run_order(passes);
     let mut observed_passes: Vec<BTreeMap<CaseId, Observed>> = vec![BTreeMap::new(); passes.len()];
     std::thread::scope(|scope| {
-        let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel(SANDBOXES_AHEAD);
         let (done_tx, done_rx) = std::sync::mpsc::channel::<Sandbox>();
-        let order = &order;
-        scope.spawn(move || {
-            for &(_, index) in order {
-                let prepared = Sandbox::prepare(&cases[index].spec, options.keep_sandbox);
-                if ready_tx.send(prepared).is_err() {
-                    break;
-                }
-            }
-        });
         scope.spawn(move || done_rx.into_iter().for_each(drop));
-        for (&(pass, index), prepared) in order.iter().zip(ready_rx) {
+        for (&(pass, index), prepared) in order.iter().zip(sandboxes) {
             let case = &cases[index];
             let observed = observe_case(
                 &mut session,

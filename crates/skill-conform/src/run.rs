@@ -38,7 +38,8 @@ use crate::judge::{
 };
 use crate::normalize::compared_form;
 use crate::observe::{
-    run_started, start_port, ObserveOptions, Observed, PlannedCase, PortObservation, PortTrouble,
+    build_sandboxes, run_order, run_started_with, start_port, ObserveOptions, Observed,
+    PlannedCase, PortObservation, PortTrouble,
 };
 use crate::plan::{plan_loads, select_cases};
 use crate::port::{self, PortRequest, REFERENCE};
@@ -286,17 +287,34 @@ pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
                         (&specs, &options.repo, &home.1, &observe_options);
                     Some(scope.spawn(move || {
                         let resolved = port::resolve(request, specs, repo, home);
-                        let started = start_port(resolved, observe_options);
-                        let Ok(Some(planned)) = plan_rx.recv() else {
-                            started.close();
-                            return None;
-                        };
-                        let chosen: Vec<usize> = local.keys().copied().collect();
-                        let owned: Vec<PlannedCase> =
-                            chosen.iter().map(|&g| planned[g].clone()).collect();
-                        let observation =
-                            run_started(started, &owned, &port_passes, observe_options);
-                        Some((observation, chosen))
+                        // The adapter starts (spawn, hello, smoke pair) while this thread waits
+                        // for the plan and has the sandboxes built.
+                        std::thread::scope(|inner| {
+                            let starter = inner.spawn(|| start_port(resolved, observe_options));
+                            let Ok(Some(planned)) = plan_rx.recv() else {
+                                let started =
+                                    starter.join().expect("starting a port does not panic");
+                                started.close();
+                                return None;
+                            };
+                            let chosen: Vec<usize> = local.keys().copied().collect();
+                            let owned: Vec<PlannedCase> =
+                                chosen.iter().map(|&g| planned[g].clone()).collect();
+                            let sandboxes = build_sandboxes(
+                                owned.iter().map(|c| c.spec.clone()).collect(),
+                                run_order(&port_passes),
+                                observe_options.keep_sandbox,
+                            );
+                            let started = starter.join().expect("starting a port does not panic");
+                            let observation = run_started_with(
+                                started,
+                                &owned,
+                                &port_passes,
+                                observe_options,
+                                sandboxes,
+                            );
+                            Some((observation, chosen))
+                        })
                     }))
                 })
                 .collect();
