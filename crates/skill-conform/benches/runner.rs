@@ -209,14 +209,7 @@ fn main() {
         if sandbox.vacuous().is_some() {
             continue;
         }
-        requests.push(RunRequest {
-            case: case.spec.id.to_string(),
-            roots: sandbox.roots().to_vec(),
-            sample_limit: case.spec.sample_limit,
-            filter: case.spec.filter.clone(),
-            load: case.load.clone(),
-            tool: case.tool,
-        });
+        requests.push(case.request(sandbox.roots().to_vec()));
         sandboxes.push(sandbox);
     }
     let requests_file = home.path().join("requests.jsonl");

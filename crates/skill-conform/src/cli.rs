@@ -351,16 +351,7 @@ fn cmd_adapter(args: AdapterArgs) -> Result<ExitCode, Error> {
         Some(m) => format!("reference~{m}"),
         None => "reference".to_owned(),
     };
-    let hello = crate::session::HelloReply::new(
-        &port,
-        "skill-ref",
-        format!(
-            "{} ({})",
-            env!("CARGO_PKG_VERSION"),
-            skill_ref::CONTRACT_REVISION
-        ),
-        "rust",
-    );
+    let hello = crate::reference::hello(&port);
     let cwd = current_dir()?;
     let mut handler = |request: &crate::session::RunRequest| -> serde_json::Value {
         let roots: Vec<PathBuf> = request.roots.iter().map(PathBuf::from).collect();

@@ -331,16 +331,7 @@ pub fn corpus(options: CorpusOptions) -> Result<ExitCode, Error> {
     let reference_raw = serde_json::to_value(&reference.output).expect("the output serialises");
     let mut results = vec![PortResult {
         name: REFERENCE.to_owned(),
-        hello: Some(HelloReply::new(
-            REFERENCE,
-            "skill-ref",
-            format!(
-                "{} ({})",
-                env!("CARGO_PKG_VERSION"),
-                skill_ref::CONTRACT_REVISION
-            ),
-            "rust",
-        )),
+        hello: Some(crate::reference::hello(REFERENCE)),
         run: PortRun::Reply {
             normalized: normalize(&reference_raw, &roots, &Field::default_set()),
         },

@@ -25,6 +25,20 @@ pub struct PlannedCase {
     pub tool: bool,
 }
 
+impl PlannedCase {
+    /// The `run` request of this case over the sandbox `roots`.
+    pub fn request(&self, roots: Vec<String>) -> RunRequest {
+        RunRequest {
+            case: self.spec.id.to_string(),
+            roots,
+            sample_limit: self.spec.sample_limit,
+            filter: self.spec.filter.clone(),
+            load: self.load.clone(),
+            tool: self.tool,
+        }
+    }
+}
+
 /// What happened when one case ran on one port.
 #[derive(Clone, Debug)]
 pub enum Observed {
@@ -380,14 +394,7 @@ fn observe_in(
     if let Some(why) = sandbox.vacuous() {
         return Observed::Vacuous(why.to_owned());
     }
-    let request = RunRequest {
-        case: case.spec.id.to_string(),
-        roots: sandbox.roots().to_vec(),
-        sample_limit: case.spec.sample_limit,
-        filter: case.spec.filter.clone(),
-        load: case.load.clone(),
-        tool: case.tool,
-    };
+    let request = case.request(sandbox.roots().to_vec());
     let start = Instant::now();
     match session.run(&request) {
         Ok(raw) => Observed::Reply {

@@ -94,3 +94,17 @@ pub fn run_case(config: Config, case: &CaseSpec, roots: &[String]) -> CaseRun {
     };
     CaseRun { load, tool, reply }
 }
+
+/// The reference's answer to `hello`, as port `port` (`reference`, or a mutant's name).
+pub fn hello(port: &str) -> crate::session::HelloReply {
+    crate::session::HelloReply::new(
+        port,
+        "skill-ref",
+        format!(
+            "{} ({})",
+            env!("CARGO_PKG_VERSION"),
+            skill_ref::CONTRACT_REVISION
+        ),
+        "rust",
+    )
+}
