@@ -4,7 +4,7 @@
 //! `goldens/<group>/<case>.json` holds the compared form ([`crate::normalize::compared_form`])
 //! of the reference's reply; `goldens/VERSION` the golden format and the contract revision;
 //! `goldens/TABLE.md` a human-readable accept/skip table. The workflow is insta's:
-//! [`write`] puts a `.json.new` beside each golden that changes, reports the impact, then moves
+//! [`write()`] puts a `.json.new` beside each golden that changes, reports the impact, then moves
 //! them into place (and refuses to run under `CI`); [`check`] writes nothing and reports stale,
 //! missing and orphaned goldens, leftover `.new` files, a stale table or version file.
 
@@ -219,7 +219,7 @@ pub fn check(layout: &Layout) -> Result<CheckReport, Error> {
     Ok(report)
 }
 
-/// What [`write`] changed.
+/// What [`write()`] changed.
 #[derive(Debug, Default)]
 pub struct WriteReport {
     pub added: Vec<CaseId>,
@@ -275,7 +275,7 @@ pub fn write(layout: &Layout) -> Result<WriteReport, Error> {
     regenerate(layout)
 }
 
-/// [`write`] without the CI guard: for a layout that is not the repository's own (tests).
+/// [`write()`] without the CI guard: for a layout that is not the repository's own (tests).
 pub fn regenerate(layout: &Layout) -> Result<WriteReport, Error> {
     let cases = case::discover(&layout.fixtures).map_err(|e| Error::Usage(e.to_string()))?;
     let expected = expected_all(&cases)?;

@@ -168,16 +168,6 @@ pub struct ObserveOptions {
     pub keep_sandbox: bool,
 }
 
-/// Resolves nothing itself: starts the resolved port, runs the smoke pair and `cases`.
-pub fn observe_port(
-    resolved: Resolved,
-    cases: &[PlannedCase],
-    options: &ObserveOptions,
-) -> PortObservation {
-    let once: Vec<usize> = (0..cases.len()).collect();
-    observe_port_passes(resolved, cases, &[once], options)
-}
-
 /// A port after its start: a live session that passed the smoke pair, or an observation that
 /// already says why the port cannot be judged (unavailable or broken).
 pub enum Started {
@@ -255,18 +245,6 @@ impl Started {
     }
 }
 
-/// [`observe_port`], running the cases once per pass, all passes in the one session: each pass
-/// lists indices into `cases` in the order to run them (`run --repeat N`). The first pass goes
-/// into [`PortObservation::observed`], the others into [`PortObservation::repeats`].
-pub fn observe_port_passes(
-    resolved: Resolved,
-    cases: &[PlannedCase],
-    passes: &[Vec<usize>],
-    options: &ObserveOptions,
-) -> PortObservation {
-    run_started(start_port(resolved, options), cases, passes, options)
-}
-
 /// A sandbox built ahead of its case, or why it could not be.
 pub type Prepared = Result<Sandbox, crate::sandbox::SandboxError>;
 
@@ -301,20 +279,11 @@ pub fn build_sandboxes(
     ready_rx
 }
 
-/// Runs the passes on a started port, building sandboxes as it goes.
-pub fn run_started(
-    started: Started,
-    cases: &[PlannedCase],
-    passes: &[Vec<usize>],
-    options: &ObserveOptions,
-) -> PortObservation {
-    let specs = cases.iter().map(|c| c.spec.clone()).collect();
-    let sandboxes = build_sandboxes(specs, run_order(passes), options.keep_sandbox);
-    run_started_with(started, cases, passes, options, sandboxes)
-}
-
-/// Runs the passes on a started port with sandboxes from [`build_sandboxes`] (built for the
-/// same `cases` and [`run_order`] of `passes`). Used sandboxes are deleted by a helper thread.
+/// Runs the passes on a started port, all in its one session, with sandboxes from
+/// [`build_sandboxes`] (built for the same `cases` and [`run_order`] of `passes`). Each pass
+/// lists indices into `cases` in the order to run them (`run --repeat N`); the first pass goes
+/// into [`PortObservation::observed`], the others into [`PortObservation::repeats`]. Used
+/// sandboxes are deleted by a helper thread.
 pub fn run_started_with(
     started: Started,
     cases: &[PlannedCase],
