@@ -105,8 +105,10 @@ pub fn discover(config: &Config, walker: &Walker, roots: &[PathBuf]) -> Discover
             }
         }
     }
-    let winner: HashMap<String, usize> =
-        winner.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+    let mut wins = vec![false; parsed.len()];
+    for index in winner.into_values() {
+        wins[index] = true;
+    }
     for (index, (found, parsed)) in parsed.into_iter().enumerate() {
         let location = path_text(&found.path);
         match parsed {
@@ -115,7 +117,7 @@ pub fn discover(config: &Config, walker: &Walker, roots: &[PathBuf]) -> Discover
                 description,
                 body,
             } => {
-                if winner[&name] == index {
+                if wins[index] {
                     discovery.skills.push(Skill {
                         entry: SkillEntry {
                             name,

@@ -36,7 +36,7 @@ pub mod roots;
 pub mod skill_block;
 pub mod walk;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 pub use mutant::{Config, Mutant};
@@ -138,13 +138,13 @@ impl Source {
         warnings.extend(discovery.duplicates.iter().map(|(name, location)| {
             format!("duplicate skill name \"{name}\" ({location}) — keeping first")
         }));
-        let known: HashMap<&str, ()> = discovery
+        let known: HashSet<&str> = discovery
             .skills
             .iter()
-            .map(|s| (s.entry.name.as_str(), ()))
+            .map(|s| s.entry.name.as_str())
             .collect();
         for name in options.filter.keys() {
-            if !known.contains_key(name.as_str()) {
+            if !known.contains(name.as_str()) {
                 warnings.push(format!("filter names unknown skill \"{name}\""));
             }
         }
