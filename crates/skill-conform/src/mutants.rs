@@ -59,14 +59,13 @@ impl MutantOutcome {
         // Pinned killers first: they are the ones that gate CI.
         let mut killers: Vec<&(CaseId, bool)> = self.killed_by.iter().collect();
         killers.sort_by_key(|(id, pinned)| (!pinned, id.clone()));
-        let mut names: Vec<&str> = killers
+        let names: Vec<&str> = killers
             .iter()
             .take(SHOWN)
             .map(|(id, _)| id.as_str())
             .collect();
         let more = killers.len().saturating_sub(SHOWN);
         let mut line = format!("{}{kind} killed by {}", self.mutant, names.join(", "));
-        names.clear();
         if more > 0 {
             let _ = write!(line, " (+{more} more)");
         }

@@ -15,14 +15,22 @@ pub struct SelectedCase {
     pub golden: String,
 }
 
+/// What [`select_cases`] found: the selected cases, and every case id of the fixture set
+/// (against which `expected.toml` globs are checked).
+#[derive(Clone, Debug)]
+pub struct CaseSelection {
+    pub all_ids: Vec<case::CaseId>,
+    pub cases: Vec<SelectedCase>,
+}
+
 /// Plans the selected cases (all when `globs` is empty), sorted by id.
 pub fn plan_cases(layout: &Layout, globs: &[String]) -> Result<Vec<PlannedCase>, Error> {
-    plan_loads(select_cases(layout, globs)?)
+    plan_loads(select_cases(layout, globs)?.cases)
 }
 
 /// The cheap half of planning, where every usage error is found: discovery, the goldens'
 /// version, the `--case` globs, and each selected case's golden.
-pub fn select_cases(layout: &Layout, globs: &[String]) -> Result<Vec<SelectedCase>, Error> {
+pub fn select_cases(layout: &Layout, globs: &[String]) -> Result<CaseSelection, Error> {
     let cases = case::discover(&layout.fixtures).map_err(|e| Error::Usage(e.to_string()))?;
     let version_path = layout.goldens.join("VERSION");
     let version = std::fs::read_to_string(&version_path).unwrap_or_default();
@@ -45,7 +53,7 @@ pub fn select_cases(layout: &Layout, globs: &[String]) -> Result<Vec<SelectedCas
         }
         selection.cases.into_iter().collect()
     };
-    selected
+    let selected = selected
         .into_iter()
         .map(|spec| {
             let golden_path = layout.golden_path(&spec.id);
@@ -60,7 +68,11 @@ pub fn select_cases(layout: &Layout, globs: &[String]) -> Result<Vec<SelectedCas
                 golden,
             })
         })
-        .collect()
+        .collect::<Result<Vec<_>, Error>>()?;
+    Ok(CaseSelection {
+        all_ids: cases.iter().map(|c| c.id.clone()).collect(),
+        cases: selected,
+    })
 }
 
 /// The costly half: the request of each case, whose default load list needs the reference to
@@ -113,7 +125,7 @@ mod tests {
         let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         let layout = Layout::under(&repo);
         let mut compared = 0;
-        for selected in select_cases(&layout, &[]).unwrap() {
+        for selected in select_cases(&layout, &[]).unwrap().cases {
             let Some(from_golden) = golden_load_names(&selected.golden) else {
                 continue;
             };

@@ -72,24 +72,17 @@ pub struct CaseRun {
 pub fn run_case(config: Config, case: &CaseSpec, roots: &[String]) -> CaseRun {
     let roots: Vec<PathBuf> = roots.iter().map(PathBuf::from).collect();
     let tool = case.compare.contains(&Field::Tool);
-    // Discovery does not depend on the sample limit, so the load list is known even when the
-    // limit itself is refused.
-    let discovery_options = Options {
-        sample_limit: SampleLimit::Default,
+    // One load serves the load list and the reply. Discovery does not depend on the sample
+    // limit, so the load list is known even when the limit itself is refused.
+    let sample_limit = SampleLimit::try_from(case.sample_limit);
+    let options = Options {
+        sample_limit: sample_limit.clone().unwrap_or_default(),
         filter: case.filter.clone(),
     };
-    let source = Source::load_with(config, &roots, &discovery_options, Path::new("/"));
+    let source = Source::load_with(config, &roots, &options, Path::new("/"));
     let load = case.load_or_default(&source.accepted_names());
-    let reply = match run_reference(
-        config,
-        &roots,
-        case.sample_limit,
-        &case.filter,
-        &LoadList::Exactly(load.clone()),
-        tool,
-        Path::new("/"),
-    ) {
-        Ok(run) => serde_json::to_value(&run.output).expect("the output serialises"),
+    let reply = match sample_limit {
+        Ok(_) => serde_json::to_value(source.output(&load, tool)).expect("the output serialises"),
         Err(error) => serde_json::json!({ "error": error.to_string() }),
     };
     CaseRun { load, tool, reply }

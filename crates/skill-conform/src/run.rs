@@ -26,7 +26,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::case::{self, CaseId};
+use crate::case::CaseId;
 use crate::error::{Error, ExitCode};
 use crate::goldens::Layout;
 use crate::judge::expected::{
@@ -199,7 +199,8 @@ pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
         }
     }
     // The cheap half of planning first, so every usage error comes before anything starts.
-    let selected_cases = select_cases(&layout, &options.cases)?;
+    let selection = select_cases(&layout, &options.cases)?;
+    let selected_cases = selection.cases;
 
     if args.list {
         let trials = requests
@@ -215,11 +216,7 @@ pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
     }
 
     // Expected divergences, checked against the whole fixture set.
-    let all_ids: Vec<CaseId> = case::discover(&layout.fixtures)
-        .map_err(|e| Error::Usage(e.to_string()))?
-        .into_iter()
-        .map(|c| c.id)
-        .collect();
+    let all_ids = selection.all_ids;
     let mut expectation_errors: Vec<ExpectationError> = Vec::new();
     let mut expected: BTreeMap<String, Vec<ExpectedEntry>> = BTreeMap::new();
     for request in &requests {
