@@ -351,6 +351,9 @@ fn run_setup(
         s
     });
     let start = Instant::now();
+    // Set-up usually answers from its cache in a few milliseconds (it runs on every run) and
+    // sometimes installs for minutes: poll often at first, then back off to 50 ms.
+    let mut poll = Duration::from_millis(1);
     let status = loop {
         if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
             break status;
@@ -364,7 +367,8 @@ fn run_setup(
                 SETUP_TIMEOUT
             ));
         }
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(poll);
+        poll = (poll * 2).min(Duration::from_millis(50));
     };
     let out = out_thread.join().unwrap_or_default();
     let err = err_thread.join().unwrap_or_default();
