@@ -2,9 +2,9 @@
 //! planned case in its own sandbox. Process control lives here; what an observation *means*
 //! is the judge's.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -12,7 +12,7 @@ use crate::case::{CaseId, CaseSpec, Field};
 use crate::normalize::compared_form;
 use crate::port::Resolved;
 use crate::sandbox::Sandbox;
-use crate::session::{FaultEvidence, HelloReply, RunRequest, Session, Timeouts};
+use crate::session::{FaultEvidence, HelloReply, RunRequest, Session, Timeouts, IN_FLIGHT};
 
 /// A case ready to run: its spec, its golden, and the request every port gets.
 #[derive(Clone, Debug)]
@@ -303,19 +303,49 @@ pub fn run_started_with(
     std::thread::scope(|scope| {
         let (done_tx, done_rx) = std::sync::mpsc::channel::<Sandbox>();
         scope.spawn(move || done_rx.into_iter().for_each(drop));
+        // Deleting a used copy is the reaper thread's job; if it is gone, drop it here.
+        let reap = |sandbox: Sandbox| {
+            if let Err(std::sync::mpsc::SendError(sandbox)) = done_tx.send(sandbox) {
+                drop(sandbox);
+            }
+        };
+        // Cases sent to the adapter and not answered yet, oldest first, with their sandboxes.
+        let mut waiting: VecDeque<Waiting<'_>> = VecDeque::new();
         for (&(pass, index), prepared) in order.iter().zip(sandboxes) {
             let case = &cases[index];
-            let observed = observe_case(
-                &mut session,
-                case,
-                prepared,
-                options,
-                &mut observation.sandboxes,
-                &done_tx,
-            );
-            observed_passes[pass].insert(case.spec.id.clone(), observed);
+            let sandbox = match prepared {
+                Ok(sandbox) => sandbox,
+                Err(error) => {
+                    observed_passes[pass].insert(
+                        case.spec.id.clone(),
+                        Observed::SandboxFailed(error.to_string()),
+                    );
+                    continue;
+                }
+            };
+            observation.sandboxes.push(sandbox.path().to_path_buf());
+            if options.keep_sandbox {
+                eprintln!(
+                    "kept sandbox for {}: {}",
+                    case.spec.id,
+                    sandbox.path().display()
+                );
+            }
+            if let Some(why) = sandbox.vacuous() {
+                observed_passes[pass]
+                    .insert(case.spec.id.clone(), Observed::Vacuous(why.to_owned()));
+                reap(sandbox);
+                continue;
+            }
+            session.send(case.request(sandbox.roots().to_vec()));
+            waiting.push_back((pass, case, sandbox));
+            if waiting.len() >= IN_FLIGHT {
+                take_reply(&mut session, &mut waiting, &mut observed_passes, &reap);
+            }
         }
-        drop(done_tx);
+        while !waiting.is_empty() {
+            take_reply(&mut session, &mut waiting, &mut observed_passes, &reap);
+        }
     });
     let mut observed_passes = observed_passes.into_iter();
     observation.observed = observed_passes.next().unwrap_or_default();
@@ -325,55 +355,31 @@ pub fn run_started_with(
     observation
 }
 
-fn observe_case(
-    session: &mut Session,
-    case: &PlannedCase,
-    prepared: Result<Sandbox, crate::sandbox::SandboxError>,
-    options: &ObserveOptions,
-    sandboxes: &mut Vec<PathBuf>,
-    done: &std::sync::mpsc::Sender<Sandbox>,
-) -> Observed {
-    let sandbox = match prepared {
-        Ok(sandbox) => sandbox,
-        Err(error) => return Observed::SandboxFailed(error.to_string()),
-    };
-    let observed = observe_in(session, case, &sandbox, options, sandboxes);
-    // Deleting the copy is the reaper thread's job; if it is gone, drop it here.
-    if let Err(std::sync::mpsc::SendError(sandbox)) = done.send(sandbox) {
-        drop(sandbox);
-    }
-    observed
-}
+/// A case sent to the adapter and not answered yet: its pass, the case, its sandbox.
+type Waiting<'a> = (usize, &'a PlannedCase, Sandbox);
 
-fn observe_in(
+/// Takes the reply to the oldest case in flight and records what it observed; hands the case's
+/// sandbox to `reap`.
+fn take_reply(
     session: &mut Session,
-    case: &PlannedCase,
-    sandbox: &Sandbox,
-    options: &ObserveOptions,
-    sandboxes: &mut Vec<PathBuf>,
-) -> Observed {
-    sandboxes.push(sandbox.path().to_path_buf());
-    if options.keep_sandbox {
-        eprintln!(
-            "kept sandbox for {}: {}",
-            case.spec.id,
-            sandbox.path().display()
-        );
-    }
-    if let Some(why) = sandbox.vacuous() {
-        return Observed::Vacuous(why.to_owned());
-    }
-    let request = case.request(sandbox.roots().to_vec());
-    let start = Instant::now();
-    match session.run(&request) {
+    waiting: &mut VecDeque<Waiting<'_>>,
+    observed_passes: &mut [BTreeMap<CaseId, Observed>],
+    reap: &impl Fn(Sandbox),
+) {
+    let (pass, case, sandbox) = waiting.pop_front().expect("a case in flight");
+    let received = session.receive().expect("its request is in flight");
+    debug_assert_eq!(received.request.case, case.spec.id.to_string());
+    let observed = match received.reply {
         Ok(raw) => Observed::Reply {
             raw,
             roots: sandbox.roots().to_vec(),
-            duration: start.elapsed(),
+            duration: received.duration,
         },
         Err(evidence) => Observed::Fault {
             evidence: Box::new(evidence),
-            duration: start.elapsed(),
+            duration: received.duration,
         },
-    }
+    };
+    observed_passes[pass].insert(case.spec.id.clone(), observed);
+    reap(sandbox);
 }

@@ -11,7 +11,8 @@
 //! - `SESSION_FAULT_GRANDCHILD=FILE`: start `sleep 1000`, which inherits the pipes, and append
 //!   its pid to FILE;
 //! - `SESSION_FAULT_ONCE=FILE`: exit at once (status 1) if FILE exists, else create it and
-//!   serve — so the first start works and every restart fails.
+//!   serve — so the first start works and every restart fails;
+//! - `SESSION_FAULT_SLOW_MS=N`: take N milliseconds over every run request.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -29,6 +30,7 @@ const CHILD: &str = "SESSION_FAULT_CHILD";
 const MODE: &str = "SESSION_FAULT_MODE";
 const GRANDCHILD: &str = "SESSION_FAULT_GRANDCHILD";
 const ONCE: &str = "SESSION_FAULT_ONCE";
+const SLOW_MS: &str = "SESSION_FAULT_SLOW_MS";
 
 fn main() -> ExitCode {
     if std::env::var_os(CHILD).is_some() {
@@ -56,6 +58,23 @@ fn main() -> ExitCode {
         ),
         trial("killed_group_leaves_no_grandchild", no_orphans),
         trial("close_kills_an_adapter_that_ignores_bye", close_ignored_bye),
+        trial("pipelined_replies_come_back_in_order", pipelined_in_order),
+        trial(
+            "pipelined_crash_sends_the_rest_again",
+            pipelined_crash_resends,
+        ),
+        trial(
+            "pipelined_hang_times_out_and_the_queue_goes_on",
+            pipelined_hang,
+        ),
+        trial(
+            "pipelined_deadlines_run_from_the_previous_reply",
+            pipelined_deadlines,
+        ),
+        trial(
+            "pipelined_flaky_crashes_every_second_request_of_a_process",
+            pipelined_flaky,
+        ),
     ];
     libtest_mimic::run(&Arguments::from_args(), trials).exit_code()
 }
@@ -109,6 +128,9 @@ fn fake_adapter() -> ExitCode {
 
 /// One skill per requested load name, so reordering is visible.
 fn dummy_reply(request: &RunRequest) -> Value {
+    if let Some(ms) = std::env::var(SLOW_MS).ok().and_then(|ms| ms.parse().ok()) {
+        std::thread::sleep(Duration::from_millis(ms));
+    }
     let skills: Vec<Value> = request
         .load
         .iter()
@@ -554,4 +576,133 @@ fn close_ignored_bye() -> Result<(), Failed> {
         "bye timed out",
     )?;
     check(wait_dead(pid), "adapter killed")
+}
+
+/// Sends every case before taking any reply; returns each case with its reply or fault.
+fn pipelined(
+    session: &mut Session,
+    cases: &[&str],
+) -> Vec<(String, Result<Value, FaultEvidence>, Duration)> {
+    for case in cases {
+        session.send(request(case));
+    }
+    let mut received = Vec::new();
+    while let Some(one) = session.receive() {
+        received.push((one.request.case, one.reply, one.duration));
+    }
+    received
+}
+
+fn pipelined_in_order() -> Result<(), Failed> {
+    let mut session = start(adapter(None))?;
+    let cases = ["p/1", "p/2", "p/3", "p/4", "p/5", "p/6"];
+    for case in cases {
+        session.send(request(case));
+    }
+    check(session.in_flight() == cases.len(), "all six in flight")?;
+    for case in cases {
+        let received = session.receive().ok_or("a reply per request")?;
+        let reply = received
+            .reply
+            .map_err(|evidence| format!("{case}: {evidence:?}"))?;
+        check(
+            received.request.case == case && reply["case"] == case,
+            "replies in request order",
+        )?;
+    }
+    check(session.receive().is_none(), "nothing left in flight")?;
+    check(session.restarts() == 0, "no restarts")?;
+    session
+        .close()
+        .map_err(|evidence| format!("close: {evidence:?}"))?;
+    Ok(())
+}
+
+fn pipelined_crash_resends() -> Result<(), Failed> {
+    let spec = adapter(Some("crash")).env(FAULT_CASES_ENV, "crash");
+    let mut session = start(spec)?;
+    let received = pipelined(&mut session, &["p/a", "p/crash", "p/b", "p/c"]);
+    let names: Vec<&str> = received.iter().map(|(case, ..)| case.as_str()).collect();
+    check(
+        names == ["p/a", "p/crash", "p/b", "p/c"],
+        "every case once, in order",
+    )?;
+    for (case, reply, _) in &received {
+        match (case.as_str(), reply) {
+            ("p/crash", Err(evidence)) => check(
+                matches!(
+                    evidence.fault,
+                    Fault::Exited {
+                        status: Some(101),
+                        ..
+                    }
+                ) && evidence.case.as_deref() == Some("p/crash"),
+                "the crash is the crashing case's",
+            )?,
+            (_, Ok(reply)) => check(reply["case"] == case.as_str(), "reply echoes its case")?,
+            (case, Err(evidence)) => {
+                return Err(format!("{case} should have been sent again: {evidence:?}").into())
+            }
+        }
+    }
+    check(session.restarts() == 1, "one restart")
+}
+
+fn pipelined_hang() -> Result<(), Failed> {
+    let spec = adapter(Some("hang")).env(FAULT_CASES_ENV, "hang");
+    let mut session = start(spec)?;
+    let began = Instant::now();
+    let received = pipelined(&mut session, &["p/a", "p/hang", "p/b"]);
+    let took = began.elapsed();
+    let [(_, a, _), (_, hang, waited), (_, b, _)] = received.as_slice() else {
+        return Err(format!("three outcomes, got {}", received.len()).into());
+    };
+    check(a.is_ok() && b.is_ok(), "the cases around the hang ran")?;
+    let Err(evidence) = hang else {
+        return Err("the hang replied".into());
+    };
+    check(
+        evidence.fault
+            == Fault::Timeout {
+                after: Duration::from_secs(1),
+            },
+        "the hang timed out",
+    )?;
+    check(
+        *waited >= Duration::from_secs(1) && took < Duration::from_secs(4),
+        "its deadline ran from the previous reply, once",
+    )?;
+    check(session.restarts() == 1, "one restart")
+}
+
+fn pipelined_flaky() -> Result<(), Failed> {
+    let mut session = start(adapter(Some("flaky")))?;
+    let received = pipelined(&mut session, &["g/1", "g/2", "g/3", "g/4", "g/5"]);
+    let crashed: Vec<&str> = received
+        .iter()
+        .filter(|(_, reply, _)| reply.is_err())
+        .map(|(case, ..)| case.as_str())
+        .collect();
+    // Each process crashes on its second request: g/2 in the first, g/4 (its second, after the
+    // resent g/3) in the next.
+    check(crashed == ["g/2", "g/4"], &format!("crashes: {crashed:?}"))?;
+    check(session.restarts() == 2, "two restarts")
+}
+
+fn pipelined_deadlines() -> Result<(), Failed> {
+    // Three cases of 0.6 s each, all sent at once, with a 1 s budget per case: the third reply
+    // comes 1.8 s after it was sent, but only 0.6 s after the reply before it.
+    let mut session = start(adapter(None).env(SLOW_MS, "600"))?;
+    let received = pipelined(&mut session, &["s/1", "s/2", "s/3"]);
+    for (case, reply, duration) in &received {
+        check(
+            reply.is_ok(),
+            &format!("{case} ran within its own budget: {reply:?}"),
+        )?;
+        check(
+            *duration >= Duration::from_millis(550) && *duration < Duration::from_millis(1000),
+            &format!("{case} took its own time, not its queue's: {duration:?}"),
+        )?;
+    }
+    check(received.len() == 3, "three replies")
 }

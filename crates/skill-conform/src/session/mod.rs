@@ -15,6 +15,14 @@
 //! - [`serve`](mod@serve): the adapter side of the protocol, the loop every Rust-side adapter runs;
 //! - [`fault`]: deliberate misbehaviour for `serve` (`adapter --fault MODE`), to test the runner.
 //!
+//! Pipelining: [`Session::send`] queues a `run` request and [`Session::receive`] takes the reply
+//! to the oldest one in flight, so a caller can keep the next cases in the adapter's stdin while
+//! it finishes the current one ([`IN_FLIGHT`]); the adapter then never waits on the runner.
+//! Replies come back in request order, as the protocol requires. Each case's deadline runs from
+//! the later of its sending and the previous reply: the time the adapter had for it. After a
+//! fault, the requests still in flight are sent again to the new process.
+//! [`Session::run`] is one `send` and one `receive`.
+//!
 //! Restart policy: after a fault the session restarts once. If that restart fails, the failing
 //! call's evidence carries it in `restart_failed`, and the session is *broken*: every later call
 //! returns the restart's evidence (phase [`Phase::Handshake`]) at once, without spawning again, so a
@@ -27,7 +35,8 @@ pub mod process;
 pub mod protocol;
 pub mod serve;
 
-use std::time::Duration;
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -64,6 +73,10 @@ impl Default for Timeouts {
     }
 }
 
+/// How many `run` requests the runner keeps in flight on one adapter: enough that the next case
+/// is always waiting in the adapter's stdin while the runner handles a reply.
+pub const IN_FLIGHT: usize = 4;
+
 /// A live conversation with one adapter, restarted after every fault.
 pub struct Session {
     spec: AdapterCommand,
@@ -73,6 +86,30 @@ pub struct Session {
     hello: HelloReply,
     restarts: u32,
     broken: Option<FaultEvidence>,
+    /// Sent requests without a reply yet, oldest first.
+    in_flight: VecDeque<InFlight>,
+    /// When the latest reply arrived (`None` since the latest start).
+    last_reply: Option<Instant>,
+}
+
+/// A `run` request written to the adapter (or due to be, once the session is not broken).
+struct InFlight {
+    request: RunRequest,
+    line: String,
+    sent: Instant,
+    /// Stdout spoke before this request was written: the fault its reply will be.
+    early: Option<Fault>,
+}
+
+/// The outcome of one `run` request.
+#[derive(Debug)]
+pub struct Received {
+    pub request: RunRequest,
+    /// The reply, checked to be an object with the right `case` and either `error` or result
+    /// fields, but otherwise as the adapter wrote it; or why there is none.
+    pub reply: Result<Value, FaultEvidence>,
+    /// From the later of sending and the previous reply, to this reply (or the fault).
+    pub duration: Duration,
 }
 
 // Evidence is big (it carries the offending line and the stderr tail) but travels only on the
@@ -91,6 +128,8 @@ impl Session {
             hello,
             restarts: 0,
             broken: None,
+            in_flight: VecDeque::new(),
+            last_reply: None,
         })
     }
 
@@ -126,38 +165,119 @@ impl Session {
     /// either `error` or result fields, but otherwise as the adapter wrote it.
     ///
     /// On a fault the process group is killed and the adapter restarted before this returns.
+    /// Nothing else may be in flight (see [`Session::send`]).
     pub fn run(&mut self, request: &RunRequest) -> Result<Value, FaultEvidence> {
+        assert!(
+            self.in_flight.is_empty(),
+            "Session::run with requests in flight"
+        );
+        self.send(request.clone());
+        self.receive()
+            .expect("the request just sent is in flight")
+            .reply
+    }
+
+    /// How many requests are waiting for their reply.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.len()
+    }
+
+    /// Writes a `run` request without waiting for its reply; [`Session::receive`] takes the
+    /// replies in the order the requests were sent.
+    pub fn send(&mut self, request: RunRequest) {
+        let line = Request::Run(request.clone()).to_line();
+        let mut early = None;
+        if let Some(process) = self.process.as_mut() {
+            // Only a quiet adapter can be caught speaking out of turn: with requests in flight,
+            // any line is the next reply.
+            if self.in_flight.is_empty() {
+                early = process.take_unsolicited();
+            }
+            if early.is_none() {
+                process.send_line(&line);
+            }
+        }
+        self.in_flight.push_back(InFlight {
+            request,
+            line,
+            sent: Instant::now(),
+            early,
+        });
+    }
+
+    /// Waits for the reply to the oldest request in flight; `None` if there is none.
+    ///
+    /// On a fault the process group is killed and the adapter restarted (the requests still in
+    /// flight are sent again) before this returns. While the session is broken, every request
+    /// gets the failed restart's evidence at once.
+    pub fn receive(&mut self) -> Option<Received> {
+        let InFlight {
+            request,
+            sent,
+            early,
+            ..
+        } = self.in_flight.pop_front()?;
+        let began = self.last_reply.map_or(sent, |last| last.max(sent));
         if let Some(evidence) = &self.broken {
-            return Err(evidence.clone());
+            return Some(Received {
+                request,
+                reply: Err(evidence.clone()),
+                duration: Duration::ZERO,
+            });
         }
         let process = self
             .process
             .as_mut()
             .expect("a session that is not broken has a process");
-        let line = Request::Run(request.clone()).to_line();
-        let fault = match process.request(&line, self.timeouts.run) {
+        let read = match early {
+            Some(fault) => Err(fault),
+            None => process.read_line(began + self.timeouts.run, self.timeouts.run),
+        };
+        let fault = match read {
             Ok(reply) => match check_run_reply(&reply, &request.case) {
-                Ok(value) => return Ok(value),
+                Ok(value) => {
+                    let now = Instant::now();
+                    self.last_reply = Some(now);
+                    return Some(Received {
+                        request,
+                        reply: Ok(value),
+                        duration: now.saturating_duration_since(began),
+                    });
+                }
                 Err(rejection) => rejection_fault(rejection, &reply, &request.case),
             },
             Err(fault) => fault,
         };
         let mut evidence = collect(process, fault, Phase::Run, Some(request.case.clone()));
+        let duration = began.elapsed();
         if let Err(failed) = self.restart() {
             evidence.restart_failed = Some(Box::new(failed));
         }
-        Err(evidence)
+        Some(Received {
+            request,
+            reply: Err(evidence),
+            duration,
+        })
     }
 
-    /// Kills the current process (if any) and starts a new one with a fresh handshake. On failure
-    /// the session is broken until a later restart succeeds.
+    /// Kills the current process (if any) and starts a new one with a fresh handshake, then sends
+    /// it the requests still in flight. On failure the session is broken until a later restart
+    /// succeeds.
     pub fn restart(&mut self) -> Result<(), FaultEvidence> {
         if let Some(mut process) = self.process.take() {
             process.kill();
         }
         self.restarts += 1;
+        self.last_reply = None;
         match launch(&self.spec, &self.timeouts) {
-            Ok((process, hello)) => {
+            Ok((mut process, hello)) => {
+                // What the old process had not answered goes to the new one.
+                let now = Instant::now();
+                for waiting in &mut self.in_flight {
+                    process.send_line(&waiting.line);
+                    waiting.sent = now;
+                    waiting.early = None;
+                }
                 self.process = Some(process);
                 self.hello = hello;
                 self.broken = None;
@@ -171,6 +291,7 @@ impl Session {
     }
 
     /// Sends `bye`, waits up to the `bye` timeout for the process to exit, then kills its group.
+    /// Replies still in flight are not waited for.
     ///
     /// `Ok` when it exited with status 0 in time (or the session was broken, with nothing to
     /// close); otherwise the evidence, with phase [`Phase::Bye`]: `Timeout` when it had to be

@@ -21,7 +21,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::PathBuf;
 use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TryRecvError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -107,7 +107,7 @@ pub struct AdapterProcess {
     /// The child's pid, which is also its process group id.
     pgid: i32,
     line_cap: usize,
-    requests: Option<SyncSender<Vec<u8>>>,
+    requests: Option<Sender<Vec<u8>>>,
     events: Option<Receiver<Event>>,
     stderr: Arc<Mutex<TailBuffer>>,
     threads: Vec<JoinHandle<()>>,
@@ -143,7 +143,9 @@ impl AdapterProcess {
         let stderr_pipe = child.stderr.take().expect("stderr is piped");
 
         let (event_tx, events) = mpsc::sync_channel(2);
-        let (requests, request_rx) = mpsc::sync_channel::<Vec<u8>>(1);
+        // Unbounded, so queueing a request never blocks the caller, even when the adapter has
+        // stopped reading; the session keeps only a few requests in flight.
+        let (requests, request_rx) = mpsc::channel::<Vec<u8>>();
         let stderr = Arc::new(Mutex::new(TailBuffer::default()));
         let line_cap = spec.line_cap;
         let threads = vec![
@@ -182,13 +184,29 @@ impl AdapterProcess {
     /// fault the process is in an unknown state: kill it.
     pub fn request(&mut self, line: &str, timeout: Duration) -> Result<String, Fault> {
         let deadline = Instant::now() + timeout;
-        let events = self.events.as_ref().ok_or_else(gone)?;
-        match events.try_recv() {
-            Ok(event) => return Err(self.fault_from(event)),
-            Err(TryRecvError::Disconnected) => return Err(gone()),
-            Err(TryRecvError::Empty) => {}
+        if let Some(fault) = self.take_unsolicited() {
+            return Err(fault);
         }
         self.send_line(line);
+        self.read_line(deadline, timeout)
+    }
+
+    /// The fault for whatever stdout produced while nothing was asked of it: a line
+    /// ([`Fault::Unsolicited`]), an oversized line, or the end of stdout. `None` if it was quiet.
+    pub fn take_unsolicited(&mut self) -> Option<Fault> {
+        let Some(events) = self.events.as_ref() else {
+            return Some(gone());
+        };
+        match events.try_recv() {
+            Ok(event) => Some(self.fault_from(event)),
+            Err(TryRecvError::Disconnected) => Some(gone()),
+            Err(TryRecvError::Empty) => None,
+        }
+    }
+
+    /// Waits until `deadline` for the next stdout line; `timeout` is the budget that deadline
+    /// stands for, as [`Fault::Timeout`] reports it.
+    pub fn read_line(&mut self, deadline: Instant, timeout: Duration) -> Result<String, Fault> {
         let events = self.events.as_ref().ok_or_else(gone)?;
         let remaining = deadline.saturating_duration_since(Instant::now());
         match events.recv_timeout(remaining) {
