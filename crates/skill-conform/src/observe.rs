@@ -112,8 +112,9 @@ fn smoke(session: &mut Session) -> Result<(), PortTrouble> {
         evidence: None,
         reply: None,
     };
-    let (_tmp, dir) = crate::sandbox::plain_tempdir("skill-conform-smoke-")
-        .map_err(|e| broken(format!("could not build the smoke pair: {e}")))?;
+    let (_tmp, dir) =
+        crate::sandbox::plain_tempdir_in("skill-conform-smoke-", &crate::sandbox::sandbox_bases())
+            .map_err(|e| broken(format!("could not build the smoke pair: {e}")))?;
     let roots =
         smoke_case(&dir).map_err(|e| broken(format!("could not build the smoke pair: {e}")))?;
     let request = RunRequest {
@@ -257,15 +258,20 @@ pub fn run_order(passes: &[Vec<usize>]) -> Vec<(usize, usize)> {
         .collect()
 }
 
+/// How many sandboxes the builder keeps ready ahead of the case being run: enough to cover an
+/// adapter's start, few enough that `--repeat` on seven ports does not hold every copy at once.
+pub const SANDBOXES_AHEAD: usize = 64;
+
 /// Starts a thread that builds the sandbox of every case in `order`, in that order, and hands
-/// them over as they are ready. The runner starts it while the adapter is still starting (a
-/// Python or JVM start leaves a core idle), so the cases rarely wait on the filesystem.
+/// them over as they are ready, at most [`SANDBOXES_AHEAD`] ahead. The runner starts it while the
+/// adapter is still starting (a Python or JVM start leaves a core idle), so the cases rarely
+/// wait on the filesystem.
 pub fn build_sandboxes(
     specs: Vec<crate::case::CaseSpec>,
     order: Vec<(usize, usize)>,
     keep: bool,
 ) -> std::sync::mpsc::Receiver<Prepared> {
-    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel(SANDBOXES_AHEAD);
     std::thread::spawn(move || {
         for (_, index) in order {
             if ready_tx

@@ -3,9 +3,10 @@
 //!
 //! [`Sandbox::prepare`] does, in order:
 //!
-//! 1. Creates `TMP/skill-conform-XXXXXX` whose canonical path has only `[A-Za-z0-9._/-]` (so a
-//!    root's raw and percent-encoded spellings are equal). `std::env::temp_dir()` is tried
-//!    first, then `/tmp`; if neither qualifies, [`SandboxError::NoPlainTempDir`].
+//! 1. Creates `BASE/skill-conform-XXXXXX` whose canonical path has only `[A-Za-z0-9._/-]` (so a
+//!    root's raw and percent-encoded spellings are equal). The bases tried, in order
+//!    ([`sandbox_bases`]): `$TMPDIR` when it is set, else the memory-backed `/dev/shm`; then
+//!    `/tmp`. If none qualifies, [`SandboxError::NoPlainTempDir`].
 //! 2. Copies the case directory except its `case.toml`, byte for byte, in sorted order, without
 //!    following symlinks (a committed symlink is recreated as a symlink).
 //! 3. Checks the copy: every directory lists exactly the names of its original. A
@@ -76,7 +77,7 @@ pub struct Sandbox {
 impl Sandbox {
     /// Builds the sandbox for `case` (see the module doc for the steps).
     pub fn prepare(case: &CaseSpec, keep: bool) -> Result<Sandbox, SandboxError> {
-        let (dir, path) = plain_tempdir(PREFIX)?;
+        let (dir, path) = plain_tempdir_in(PREFIX, &sandbox_bases())?;
         let mut vacuous = None;
         copy_dir(&case.dir, &path, Path::new(""), &mut vacuous)?;
         apply_renames(case, &path)?;
@@ -131,17 +132,48 @@ impl Sandbox {
     }
 }
 
+/// Where sandboxes are made, best first: `$TMPDIR` when it is set (the user's choice), else
+/// `/dev/shm`; then `/tmp`. A suite run makes and deletes about a thousand small files and
+/// directories per port; in memory that costs ~10 µs each, while on a disk it can cost a
+/// millisecond (measured on the ext4 `/tmp` BENCHMARKS.md describes), enough to make the adapter
+/// wait for its sandboxes. A base that does not exist or is not writable is skipped.
+pub fn sandbox_bases() -> Vec<PathBuf> {
+    bases_for(std::env::var_os("TMPDIR"))
+}
+
+/// [`sandbox_bases`] for a given value of `TMPDIR`.
+fn bases_for(tmpdir: Option<OsString>) -> Vec<PathBuf> {
+    let first = match tmpdir {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => PathBuf::from("/dev/shm"),
+    };
+    let mut bases = vec![first];
+    if bases[0] != Path::new("/tmp") {
+        bases.push(PathBuf::from("/tmp"));
+    }
+    bases
+}
+
 /// Creates a temporary directory named `PREFIX…` whose canonical path has only
 /// `[A-Za-z0-9._/-]`, trying `std::env::temp_dir()` and then `/tmp`. Returns it with its
-/// canonical path. Also fit for a temporary `HOME`.
+/// canonical path. Fit for a temporary `HOME` (which may fill up with a toolchain's files, so
+/// it stays out of memory).
 pub fn plain_tempdir(prefix: &str) -> Result<(TempDir, PathBuf), SandboxError> {
-    let mut tried = Vec::new();
     let mut bases = vec![std::env::temp_dir()];
     if bases[0] != Path::new("/tmp") {
         bases.push(PathBuf::from("/tmp"));
     }
+    plain_tempdir_in(prefix, &bases)
+}
+
+/// Like [`plain_tempdir`], trying `bases` in order.
+pub fn plain_tempdir_in(
+    prefix: &str,
+    bases: &[PathBuf],
+) -> Result<(TempDir, PathBuf), SandboxError> {
+    let mut tried = Vec::new();
     for base in bases {
-        let dir = match tempfile::Builder::new().prefix(prefix).tempdir_in(&base) {
+        let dir = match tempfile::Builder::new().prefix(prefix).tempdir_in(base) {
             Ok(dir) => dir,
             Err(error) => {
                 tried.push(format!("`{}`: {error}", base.display()));
@@ -379,6 +411,30 @@ fn check_unreadable(paths: &[String], sandbox: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sandboxes_go_to_tmpdir_when_set_else_to_memory_then_tmp() {
+        let paths = |list: &[&str]| list.iter().map(PathBuf::from).collect::<Vec<_>>();
+        assert_eq!(bases_for(None), paths(&["/dev/shm", "/tmp"]));
+        assert_eq!(bases_for(Some("".into())), paths(&["/dev/shm", "/tmp"]));
+        assert_eq!(
+            bases_for(Some("/scratch".into())),
+            paths(&["/scratch", "/tmp"])
+        );
+        assert_eq!(bases_for(Some("/tmp".into())), paths(&["/tmp"]));
+    }
+
+    #[test]
+    fn a_base_that_cannot_hold_a_directory_is_skipped() {
+        let (_dir, path) = plain_tempdir_in(
+            "skill-conform-test-",
+            &[PathBuf::from("/nonexistent/base"), std::env::temp_dir()],
+        )
+        .unwrap();
+        assert!(path.starts_with(std::env::temp_dir().canonicalize().unwrap()));
+        let error = plain_tempdir_in("x-", &[PathBuf::from("/nonexistent/base")]).unwrap_err();
+        assert!(error.to_string().contains("/nonexistent/base"), "{error}");
+    }
 
     fn names(list: &[&str]) -> Vec<OsString> {
         list.iter().map(OsString::from).collect()
