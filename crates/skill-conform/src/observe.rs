@@ -289,16 +289,16 @@ pub fn build_sandboxes(
 /// [`build_sandboxes`] (built for the same `cases` and [`run_order`] of `passes`). Each pass
 /// lists indices into `cases` in the order to run them (`run --repeat N`); the first pass goes
 /// into [`PortObservation::observed`], the others into [`PortObservation::repeats`]. Used
-/// sandboxes are deleted by a helper thread.
+/// sandboxes are deleted by a helper thread. The session is left [`Closing`].
 pub fn run_started_with(
     started: Started,
     cases: &[PlannedCase],
     passes: &[Vec<usize>],
     options: &ObserveOptions,
     sandboxes: std::sync::mpsc::Receiver<Prepared>,
-) -> PortObservation {
+) -> (PortObservation, Closing) {
     let (mut session, mut observation) = match started {
-        Started::Done(observation) => return observation,
+        Started::Done(observation) => return (observation, Closing::none()),
         Started::Ready {
             session,
             observation,
@@ -357,8 +357,35 @@ pub fn run_started_with(
     observation.observed = observed_passes.next().unwrap_or_default();
     observation.repeats = observed_passes.collect();
     observation.restarts = session.restarts();
-    let _ = session.close();
-    observation
+    (observation, Closing::start(session))
+}
+
+/// A session closing in the background: `bye`, then up to the `bye` timeout for the adapter to
+/// exit (an interpreter's shutdown takes a tenth of a second), then its group is killed. The
+/// runner judges and reports meanwhile; dropping this waits until the adapter is gone. What
+/// happens after `bye` is not judged.
+#[must_use = "dropping a Closing waits for the adapter to exit"]
+pub struct Closing(Option<std::thread::JoinHandle<()>>);
+
+impl Closing {
+    fn start(session: Box<Session>) -> Closing {
+        Closing(Some(std::thread::spawn(move || {
+            let _ = session.close();
+        })))
+    }
+
+    /// Nothing to close (the port never started).
+    pub fn none() -> Closing {
+        Closing(None)
+    }
+}
+
+impl Drop for Closing {
+    fn drop(&mut self) {
+        if let Some(thread) = self.0.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 /// A case sent to the adapter and not answered yet: its pass, the case, its sandbox.

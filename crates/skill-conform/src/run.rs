@@ -38,7 +38,7 @@ use crate::judge::{
 };
 use crate::normalize::compared_form;
 use crate::observe::{
-    build_sandboxes, run_order, run_started_with, start_port, ObserveOptions, Observed,
+    build_sandboxes, run_order, run_started_with, start_port, Closing, ObserveOptions, Observed,
     PlannedCase, PortObservation, PortTrouble,
 };
 use crate::plan::{plan_loads, select_cases};
@@ -46,8 +46,8 @@ use crate::port::{self, PortRequest, REFERENCE};
 use crate::report::{self, Redactor};
 use crate::session::Timeouts;
 
-/// One port's observation with the global indices of the cases it ran.
-type PortRun = (PortObservation, Vec<usize>);
+/// One port's observation with the global indices of the cases it ran, and its closing session.
+type PortRun = (PortObservation, Vec<usize>, Closing);
 
 /// Which unavailable ports make the run exit 3.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -303,14 +303,14 @@ pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
                                 observe_options.keep_sandbox,
                             );
                             let started = starter.join().expect("starting a port does not panic");
-                            let observation = run_started_with(
+                            let (observation, closing) = run_started_with(
                                 started,
                                 &owned,
                                 &port_passes,
                                 observe_options,
                                 sandboxes,
                             );
-                            Some((observation, chosen))
+                            Some((observation, chosen, closing))
                         })
                     }))
                 })
@@ -330,9 +330,15 @@ pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
             (planned, observed)
         });
     let cases = planned?;
+    // The adapters exit while the verdicts are judged and reported; the run waits for them at
+    // its end, when these are dropped.
+    let mut closing = Vec::new();
     let observations: Vec<(PortObservation, Vec<&PlannedCase>)> = observed
         .into_iter()
-        .map(|(observation, chosen)| (observation, chosen.iter().map(|&g| &cases[g]).collect()))
+        .map(|(observation, chosen, ending)| {
+            closing.push(ending);
+            (observation, chosen.iter().map(|&g| &cases[g]).collect())
+        })
         .collect();
 
     let mut results = Results::new();
@@ -441,6 +447,7 @@ pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
         Require::All => requests.iter().map(|r| r.name().to_owned()).collect(),
         Require::Ports(names) => names.clone(),
     };
+    drop(closing);
     Ok(judge::exit_code(&results, &expectation_errors, &required))
 }
 
