@@ -8,8 +8,9 @@
 //!   the end. The adapter alone, at full speed — nothing to wait for between requests.
 //! - **runner**: `skill-conform run --port PORT` as a child process, wall clock: resolving and
 //!   setting up the port, planning (the reference over every case for the load lists), a
-//!   sandbox per case, the smoke pair, one request at a time, judging, four report files.
-//!   Target (architecture.md): ≤ 1.10 × piped.
+//!   sandbox per case, the smoke pair, the requests (four in flight), judging, four report
+//!   files. Target (architecture.md): ≤ 1.10 × piped. Timed again with `TMPDIR=/tmp`, which
+//!   puts the sandboxes on disk instead of `/dev/shm`.
 //!   Two of its fixed costs are timed alone: the port's set-up command (`setup.sh`, which
 //!   checks the cached venv) and planning (`skill-conform run --port PORT -- --list`); what
 //!   is left, per case, is the sandbox, the round trip, judging and the reports.
@@ -99,6 +100,7 @@ struct Row {
     cases: usize,
     piped: Duration,
     runner: Duration,
+    runner_on_tmp: Duration,
     setup: Option<Duration>,
     planning: Duration,
     per_case: Option<Duration>,
@@ -149,6 +151,11 @@ fn bench_port(
     let runner = time_runs(runs, || {
         time_child(&mut run(), |c| matches!(c, Some(0 | 1)))
     });
+    // The same with sandboxes on the disk `/tmp` is on (TMPDIR=/tmp), to show what the
+    // filesystem costs.
+    let runner_on_tmp = time_runs(runs, || {
+        time_child(run().env("TMPDIR", "/tmp"), |c| matches!(c, Some(0 | 1)))
+    });
     let planning = time_runs(runs, || {
         time_child(run().args(["--", "--list"]), |c| c == Some(0))
     });
@@ -187,6 +194,7 @@ fn bench_port(
         cases: requests.len(),
         piped,
         runner,
+        runner_on_tmp,
         setup,
         planning,
         per_case,
@@ -199,13 +207,8 @@ fn main() {
     let specs = port::read_ports(&repo).expect("adapters/ports.toml");
     let home = tempfile::tempdir().expect("temp home");
 
-    // The suite's requests, with real sandbox roots; the sandboxes live until the end, in a
-    // directory of their own: 144 live directories in the system temp dir slow every later
-    // mkdir there (5× for `run`'s planning on the machine BENCHMARKS.md quotes), which would
-    // charge the runner for the bench's own files. Children get the caller's TMPDIR back.
-    let caller_tmpdir = std::env::var_os("TMPDIR");
-    let bench_tmp = tempfile::tempdir_in(repo.join("target")).expect("a bench temp dir");
-    std::env::set_var("TMPDIR", bench_tmp.path());
+    // The suite's requests, with real sandbox roots, made where the runner makes its own
+    // (`/dev/shm` unless TMPDIR is set), so both read the same kind of filesystem.
     let cases = plan_cases(&Layout::under(&repo), &[]).expect("the suite plans");
     let mut sandboxes = Vec::new();
     let mut requests = Vec::new();
@@ -226,10 +229,6 @@ fn main() {
     }
     text.push_str(&line(&Request::Bye));
     std::fs::write(&requests_file, text).expect("requests file");
-    match &caller_tmpdir {
-        Some(dir) => std::env::set_var("TMPDIR", dir),
-        None => std::env::remove_var("TMPDIR"),
-    }
 
     let mut reference = AdapterCommand::new([BIN, "adapter", "--reference"]).cwd(repo.clone());
     for (key, value) in port::adapter_env(&repo, "reference", None, home.path()) {
@@ -264,15 +263,15 @@ fn main() {
     }
 
     println!("## Runner overhead: the whole suite through `skill-conform run` vs piped into the adapter\n");
-    println!("| port | cases | adapter < requests | skill-conform run --port PORT | run / piped | of which: set-up | planning | the rest, per case |");
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| port | cases | adapter < requests | skill-conform run --port PORT | run / piped | of which: set-up | planning | the rest, per case | run, TMPDIR=/tmp | / piped |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for row in &rows {
         let rest = row.runner.as_secs_f64()
             - row.piped.as_secs_f64()
             - row.setup.map_or(0.0, |d| d.as_secs_f64())
             - row.planning.as_secs_f64();
         println!(
-            "| {} | {} | {:.3} s | {:.3} s | {:.2}× | {} | {:.3} s | {:.1} ms |",
+            "| {} | {} | {:.3} s | {:.3} s | {:.2}× | {} | {:.3} s | {:.1} ms | {:.3} s | {:.2}× |",
             row.port,
             row.cases,
             row.piped.as_secs_f64(),
@@ -282,6 +281,8 @@ fn main() {
                 .map_or_else(|| "–".to_owned(), |d| format!("{:.3} s", d.as_secs_f64())),
             row.planning.as_secs_f64(),
             rest * 1000.0 / row.cases as f64,
+            row.runner_on_tmp.as_secs_f64(),
+            row.runner_on_tmp.as_secs_f64() / row.piped.as_secs_f64(),
         );
     }
     println!("\n## One process per port vs one process per case\n");
