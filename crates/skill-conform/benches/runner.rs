@@ -18,8 +18,9 @@
 //!   started a process per trial (nextest) would pay. Target: one process per port ≥ 10×
 //!   faster for Python.
 //!
-//! Medians of `BENCH_RUNS` (default 7) after one warm-up; the per-case loop, itself a sum over
-//! every case, runs `BENCH_SLOW_RUNS` times (default 1) without a warm-up.
+//! Medians of `BENCH_RUNS` (default 11) after one warm-up, piped and runner timed in turns; the
+//! per-case loop, itself a sum over every case, runs `BENCH_SLOW_RUNS` times (default 1) without
+//! a warm-up (`BENCH_SLOW_RUNS=0` skips it).
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -128,15 +129,15 @@ fn bench_port(
     requests_file: &Path,
     repo: &Path,
 ) -> Row {
-    let runs = env_runs("BENCH_RUNS", 7);
-    let piped = time_runs(runs, || {
+    let runs = env_runs("BENCH_RUNS", 11);
+    let piped_once = || {
         let start = Instant::now();
         let file = std::fs::File::open(requests_file).expect("requests file");
         let lines = pipe_through(adapter, Stdio::from(file), None);
         let elapsed = start.elapsed();
         assert_eq!(lines, requests.len() + 1, "hello and one reply per run");
         elapsed
-    });
+    };
     let reports = tempfile::tempdir().expect("temp dir");
     let run = || {
         let mut command = Command::new(BIN);
@@ -148,14 +149,18 @@ fn bench_port(
         command
     };
     // 0, or 1 when the port diverges on a pinned case: either way the suite ran.
-    let runner = time_runs(runs, || {
-        time_child(&mut run(), |c| matches!(c, Some(0 | 1)))
-    });
-    // The same with sandboxes on the disk `/tmp` is on (TMPDIR=/tmp), to show what the
-    // filesystem costs.
-    let runner_on_tmp = time_runs(runs, || {
-        time_child(run().env("TMPDIR", "/tmp"), |c| matches!(c, Some(0 | 1)))
-    });
+    let ran = |c: Option<i32>| matches!(c, Some(0 | 1));
+    // Piped, the runner, and the runner with its sandboxes on the disk `/tmp` is on
+    // (TMPDIR=/tmp, to show what the filesystem costs), taken in turns, so that a machine
+    // whose speed drifts during the bench slows all three alike.
+    piped_once();
+    let (mut piped, mut runner, mut runner_on_tmp) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..runs {
+        piped.push(piped_once());
+        runner.push(time_child(&mut run(), ran));
+        runner_on_tmp.push(time_child(run().env("TMPDIR", "/tmp"), ran));
+    }
+    let (piped, runner, runner_on_tmp) = (median(piped), median(runner), median(runner_on_tmp));
     let planning = time_runs(runs, || {
         time_child(run().args(["--", "--list"]), |c| c == Some(0))
     });
@@ -303,7 +308,7 @@ fn main() {
     }
     println!(
         "\nmedians of {} runs after one warm-up ({} cold run of the per-case loop); {} cores",
-        env_runs("BENCH_RUNS", 7),
+        env_runs("BENCH_RUNS", 11),
         env_runs("BENCH_SLOW_RUNS", 1),
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
