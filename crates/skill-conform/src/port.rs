@@ -245,36 +245,49 @@ pub fn resolve(
         name: name.clone(),
         reason,
     };
-    for probe in &spec.probe {
-        if let Err(reason) = probe_ok(probe) {
-            return unavailable(reason);
-        }
-    }
     let asked = match (path, version) {
-        (Some(path), _) => match std::fs::canonicalize(path) {
-            Ok(p) => p.display().to_string(),
-            Err(e) => return unavailable(format!("local checkout `{}`: {e}", path.display())),
-        },
-        (None, Some(version)) => version.clone(),
-        (None, None) => spec.version.clone(),
+        (Some(path), _) => std::fs::canonicalize(path)
+            .map(|p| p.display().to_string())
+            .map_err(|e| format!("local checkout `{}`: {e}", path.display())),
+        (None, Some(version)) => Ok(version.clone()),
+        (None, None) => Ok(spec.version.clone()),
     };
-    let setup_line = if spec.setup.is_empty() {
-        String::new()
-    } else {
-        let argv: Vec<String> = spec
-            .setup
-            .iter()
-            .map(|a| a.replace("{version}", &asked))
-            .collect();
-        match run_setup(
-            &argv,
-            repo,
-            &adapter_env(repo, name, Some(spec), home),
-            spec,
-        ) {
-            Ok(line) => line,
-            Err(reason) => return unavailable(reason),
-        }
+    // The probes run while set-up runs: both are usually quick, but a JVM probe or an
+    // install is not, and a missing toolchain only makes set-up fail fast. A failed probe
+    // still wins, since it names the cause.
+    let (probed, setup_line) = std::thread::scope(|scope| {
+        let setup = asked.as_ref().ok().map(|asked| {
+            scope.spawn(move || {
+                if spec.setup.is_empty() {
+                    return Ok(String::new());
+                }
+                let argv: Vec<String> = spec
+                    .setup
+                    .iter()
+                    .map(|a| a.replace("{version}", asked))
+                    .collect();
+                run_setup(
+                    &argv,
+                    repo,
+                    &adapter_env(repo, name, Some(spec), home),
+                    spec,
+                )
+            })
+        });
+        let probed = spec.probe.iter().try_for_each(|probe| probe_ok(probe));
+        let setup_line = setup.map(|thread| thread.join().expect("set-up does not panic"));
+        (probed, setup_line)
+    });
+    if let Err(reason) = probed {
+        return unavailable(reason);
+    }
+    let asked = match asked {
+        Ok(asked) => asked,
+        Err(reason) => return unavailable(reason),
+    };
+    let setup_line = match setup_line.expect("set-up ran, since the version is known") {
+        Ok(line) => line,
+        Err(reason) => return unavailable(reason),
     };
     let argv: Vec<String> = spec
         .run
@@ -429,6 +442,86 @@ mod tests {
             names,
             ["clojure", "csharp", "elixir", "golang", "java", "js", "python"]
         );
+    }
+
+    fn sh(script: &str) -> Vec<String> {
+        vec!["sh".into(), "-c".into(), script.into()]
+    }
+
+    fn spec(probe: &str, setup: &str) -> BTreeMap<String, PortSpec> {
+        let spec = PortSpec {
+            language: "Shell".into(),
+            probe: vec![sh(probe)],
+            setup: vec![
+                "sh".into(),
+                "-c".into(),
+                setup.into(),
+                "setup".into(),
+                "{version}".into(),
+            ],
+            run: vec!["{setup}".into(), "--version={version}".into()],
+            version: "1.2.3".into(),
+            cache_env: BTreeMap::new(),
+            tested: false,
+        };
+        [("fake".to_owned(), spec)].into_iter().collect()
+    }
+
+    fn resolve_fake(ports: &BTreeMap<String, PortSpec>, request: &str) -> Resolved {
+        let home = tempfile::tempdir().unwrap();
+        let request = PortRequest::parse_port(request).unwrap();
+        resolve(&request, ports, Path::new("/"), home.path())
+    }
+
+    fn reason(resolved: Resolved) -> String {
+        match resolved {
+            Resolved::Unavailable { reason, .. } => reason,
+            Resolved::Ready { command, .. } => panic!("expected unavailable, got {command:?}"),
+        }
+    }
+
+    #[test]
+    fn set_up_output_and_the_version_fill_the_run_command() {
+        let ports = spec("true", "echo noise; echo /opt/adapter-$1");
+        let Resolved::Ready { command, asked, .. } = resolve_fake(&ports, "fake@9.9") else {
+            panic!("fake resolves");
+        };
+        assert_eq!(asked, "9.9");
+        assert_eq!(command.argv, ["/opt/adapter-9.9", "--version=9.9"]);
+    }
+
+    #[test]
+    fn a_failed_probe_wins_over_a_failed_set_up() {
+        let ports = spec("exit 1", "echo 'set-up broke' >&2; exit 1");
+        let reason = reason(resolve_fake(&ports, "fake"));
+        assert!(
+            reason.starts_with("toolchain probe `sh -c exit 1` failed"),
+            "{reason}"
+        );
+    }
+
+    #[test]
+    fn a_failed_set_up_gives_its_last_stderr_line() {
+        let ports = spec(
+            "true",
+            "echo first >&2; echo 'pip could not install' >&2; exit 1",
+        );
+        let reason = reason(resolve_fake(&ports, "fake"));
+        assert!(reason.starts_with("set-up failed ("), "{reason}");
+        assert!(reason.ends_with(": pip could not install"), "{reason}");
+    }
+
+    #[test]
+    fn a_missing_local_checkout_is_unavailable_and_skips_set_up() {
+        let marker = tempfile::tempdir().unwrap();
+        let ran = marker.path().join("ran");
+        let ports = spec("true", &format!("touch {}", ran.display()));
+        let reason = reason(resolve_fake(&ports, "fake=/nonexistent/checkout"));
+        assert!(
+            reason.starts_with("local checkout `/nonexistent/checkout`"),
+            "{reason}"
+        );
+        assert!(!ran.exists(), "set-up ran for a checkout that is not there");
     }
 
     #[test]

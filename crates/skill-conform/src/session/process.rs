@@ -40,7 +40,8 @@ pub const STDERR_TAIL_LINES: usize = 40;
 const EXIT_GRACE: Duration = Duration::from_secs(1);
 /// How long [`AdapterProcess::kill`] waits for the reader threads before leaving them detached.
 const JOIN_GRACE: Duration = Duration::from_millis(500);
-const POLL: Duration = Duration::from_millis(5);
+/// How often exits and thread ends are checked: the runner waits on these at the end of a run.
+const POLL: Duration = Duration::from_millis(1);
 
 /// How to start one adapter: the command line, its directory and its whole environment.
 #[derive(Clone, Debug, PartialEq, Eq)]
