@@ -29,12 +29,10 @@ use rand_chacha::ChaCha8Rng;
 use crate::case::CaseId;
 use crate::error::{Error, ExitCode};
 use crate::goldens::Layout;
-use crate::judge::expected::{
-    check_entries, draft_expected, read_expected, ExpectationError, ExpectedEntry,
-};
+use crate::judge::expected::{check_entries, draft_expected, read_expected, ExpectedEntry};
 use crate::judge::{
-    self, judge_trial, stderr_text, CaseInfo, Evidence, FaultDetails, Outcome, PortInfo,
-    PortStatus, RawDifference, RepeatInfo, Results, Status, TrialInput, Verdict,
+    self, judge_trial, stderr_text, CaseInfo, Evidence, ExpectationProblem, FaultDetails, Outcome,
+    PortInfo, PortStatus, RawDifference, RepeatInfo, Results, Status, TrialInput, Verdict,
 };
 use crate::normalize::compared_form;
 use crate::observe::{
@@ -217,7 +215,7 @@ pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
 
     // Expected divergences, checked against the whole fixture set.
     let all_ids = selection.all_ids;
-    let mut expectation_errors: Vec<ExpectationError> = Vec::new();
+    let mut expectation_errors: Vec<ExpectationProblem> = Vec::new();
     let mut expected: BTreeMap<String, Vec<ExpectedEntry>> = BTreeMap::new();
     for request in &requests {
         let path = options
@@ -227,13 +225,21 @@ pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
             .join("expected.toml");
         match read_expected(&path) {
             Ok(entries) => {
-                expectation_errors.extend(check_entries(&entries, all_ids.iter()));
+                expectation_errors.extend(check_entries(&entries, all_ids.iter()).into_iter().map(
+                    |error| ExpectationProblem {
+                        port: request.name().to_owned(),
+                        message: error.to_string(),
+                    },
+                ));
                 expected.insert(request.name().to_owned(), entries);
             }
             Err(error) if error.exit_code() == ExitCode::Usage => {
                 return Err(Error::Usage(error.to_string()))
             }
-            Err(error) => expectation_errors.push(error),
+            Err(error) => expectation_errors.push(ExpectationProblem {
+                port: request.name().to_owned(),
+                message: error.to_string(),
+            }),
         }
     }
 
@@ -342,6 +348,7 @@ pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
         .collect();
 
     let mut results = Results::new();
+    results.expectation_errors = expectation_errors;
     for case in &cases {
         results.add_case(case.spec.id.clone(), CaseInfo::from(&case.spec));
     }
@@ -407,9 +414,6 @@ pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
             report::terminal::Options { color: false }
         )
     );
-    for error in &expectation_errors {
-        println!("expectation error: {error}");
-    }
     let report_dir = options
         .report_dir
         .clone()
@@ -448,7 +452,7 @@ pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
         Require::Ports(names) => names.clone(),
     };
     drop(closing);
-    Ok(judge::exit_code(&results, &expectation_errors, &required))
+    Ok(judge::exit_code(&results, &required))
 }
 
 /// Judges every chosen case of one observed port into `results`, folding repeated passes into

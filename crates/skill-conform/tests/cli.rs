@@ -137,3 +137,69 @@ fn list_names_every_trial_without_starting_adapters() {
     assert!(!stdout.contains("reports written"), "{stdout}");
     assert!(!report_dir.exists());
 }
+
+/// Copies `rel` (a file or directory) from the repository into `to`.
+fn copy_from_repo(rel: &str, to: &Path) {
+    let (from, to) = (repo().join(rel), to.join(rel));
+    if from.is_dir() {
+        for entry in walkdir::WalkDir::new(&from) {
+            let entry = entry.unwrap();
+            let target = to.join(entry.path().strip_prefix(&from).unwrap());
+            if entry.file_type().is_dir() {
+                std::fs::create_dir_all(&target).unwrap();
+            } else {
+                std::fs::copy(entry.path(), &target).unwrap();
+            }
+        }
+    } else {
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(from, to).unwrap();
+    }
+}
+
+#[test]
+fn a_stale_expectation_fails_the_run_and_is_in_every_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    for rel in [
+        "conformance-fixtures/frontmatter/colon-space",
+        "goldens/frontmatter/colon-space.json",
+        "goldens/VERSION",
+        "adapters/ports.toml",
+    ] {
+        copy_from_repo(rel, tmp.path());
+    }
+    std::fs::create_dir_all(tmp.path().join("adapters/reference")).unwrap();
+    std::fs::write(
+        tmp.path().join("adapters/reference/expected.toml"),
+        "[[divergence]]\ncases = \"gone/*\"\nreason = \"a case deleted since\"\n",
+    )
+    .unwrap();
+    let reports = tmp.path().join("reports");
+    let out = skill_conform(&[
+        "run",
+        "--port",
+        "reference",
+        "--repo",
+        tmp.path().to_str().unwrap(),
+        "--report-dir",
+        reports.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("test result: ok. 1 passed"), "{stdout}");
+    assert!(
+        stdout.contains("expectation errors, failing (1)\n\nreference: error in `[REPO]/adapters/reference/expected.toml`: entry 1, field `cases`: `gone/*` matches no case"),
+        "{stdout}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(reports.join("report.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["expectationErrors"][0]["port"], "reference");
+    let summary = std::fs::read_to_string(reports.join("summary.md")).unwrap();
+    assert!(summary.contains("## Expectation errors (1)"), "{summary}");
+    let junit = std::fs::read_to_string(reports.join("junit.xml")).unwrap();
+    assert!(
+        junit.contains(r#"<testcase name="expected.toml" classname="reference">"#),
+        "{junit}"
+    );
+}

@@ -6,10 +6,10 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 use skill_conform::case::CaseId;
-use skill_conform::judge::expected::parse_expected;
+use skill_conform::judge::expected::{parse_expected, ExpectationError};
 use skill_conform::judge::{
-    judge_trial, CaseInfo, Evidence, ExpectedEntry, FaultDetails, Outcome, PortInfo, PortKind,
-    PortStatus, Results, Status, TrialInput, Verdict,
+    judge_trial, CaseInfo, Evidence, ExpectationProblem, ExpectedEntry, FaultDetails, Outcome,
+    PortInfo, PortKind, PortStatus, Results, Status, TrialInput, Verdict,
 };
 use skill_conform::report::model::{trial_details, Model, Trial};
 use skill_conform::report::{
@@ -244,7 +244,21 @@ fn one_case_per_status() -> Results {
         assert_eq!(verdict.status, status, "fixture for {status}");
         results.insert("python", case, verdict);
     }
+    results.expectation_errors.push(stale_entry("python"));
     results
+}
+
+/// An `expected.toml` entry whose glob matches no case, as `run` records it.
+fn stale_entry(port: &str) -> ExpectationProblem {
+    ExpectationProblem {
+        port: port.to_owned(),
+        message: ExpectationError::NoMatch {
+            path: format!("{REPO_DIR}/adapters/{port}/expected.toml").into(),
+            entry: 2,
+            glob: "hazards/gone-*".into(),
+        }
+        .to_string(),
+    }
 }
 
 #[test]
@@ -395,6 +409,7 @@ fn fixed_run(reverse: bool) -> Results {
     for step in steps {
         step(&mut results);
     }
+    results.expectation_errors.push(stale_entry("js"));
     results
 }
 
@@ -440,6 +455,11 @@ fn report_json_is_canonical_and_redacted() {
         json!("[VERSION]")
     );
     assert_eq!(value["notes"][0]["case"], json!("hazards/bom"));
+    assert_eq!(value["expectationErrors"][0]["port"], json!("js"));
+    assert!(value["expectationErrors"][0]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("error in `[REPO]/adapters/js/expected.toml`: entry 2"));
     // The whole file is long; snapshot its port table and one trial.
     insta::assert_snapshot!(to_canonical_string(&json!({
         "ports": value["ports"],
@@ -509,14 +529,14 @@ fn insertion_order_never_changes_a_byte() {
 fn fixed_run_exit_code_is_port_trouble() {
     let results = fixed_run(false);
     assert_eq!(
-        skill_conform::judge::exit_code(&results, &[], &BTreeSet::new()),
+        skill_conform::judge::exit_code(&results, &BTreeSet::new()),
         skill_conform::error::ExitCode::PortTrouble
     );
     // Without the broken port, the pinned failures give 1.
     let mut without = results.clone();
     without.ports.remove("elixir");
     assert_eq!(
-        skill_conform::judge::exit_code(&without, &[], &BTreeSet::new()),
+        skill_conform::judge::exit_code(&without, &BTreeSet::new()),
         skill_conform::error::ExitCode::Divergence
     );
 }

@@ -595,6 +595,16 @@ pub struct Results {
     pub cases: BTreeMap<CaseId, CaseInfo>,
     /// Set when every case ran more than once (`run --repeat N`).
     pub repeat: Option<RepeatInfo>,
+    /// Problems with the ports' `expected.toml` files; each fails the run (exit 1).
+    pub expectation_errors: Vec<ExpectationProblem>,
+}
+
+/// One problem with a port's `expected.toml`, as the reports show it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ExpectationProblem {
+    pub port: PortId,
+    /// The error's text (it names the file, and may add a `(hint: …)` line).
+    pub message: String,
 }
 
 impl Results {
@@ -677,11 +687,7 @@ impl Results {
 ///   `required` is unavailable or missing from the results;
 /// - 1: any verdict [`Status::is_failure`] (other than `broken`), or any expectation error;
 /// - 0: otherwise.
-pub fn exit_code(
-    results: &Results,
-    expectation_errors: &[ExpectationError],
-    required: &BTreeSet<PortId>,
-) -> ExitCode {
+pub fn exit_code(results: &Results, required: &BTreeSet<PortId>) -> ExitCode {
     let broken = results
         .ports
         .values()
@@ -696,7 +702,7 @@ pub fn exit_code(
     });
     if broken || required_missing {
         ExitCode::PortTrouble
-    } else if results.failures().next().is_some() || !expectation_errors.is_empty() {
+    } else if results.failures().next().is_some() || !results.expectation_errors.is_empty() {
         ExitCode::Divergence
     } else {
         ExitCode::Ok
@@ -1011,21 +1017,27 @@ mod tests {
         results
     }
 
-    fn no_errors() -> Vec<ExpectationError> {
-        Vec::new()
+    /// `results` with one stale `expected.toml` entry.
+    fn with_stale_entry(mut results: Results) -> Results {
+        results.expectation_errors.push(ExpectationProblem {
+            port: "python".into(),
+            message: ExpectationError::NoMatch {
+                path: "adapters/python/expected.toml".into(),
+                entry: 1,
+                glob: "gone/*".into(),
+            }
+            .to_string(),
+        });
+        results
     }
 
     #[test]
     fn exit_code_precedence() {
         let none = BTreeSet::new();
         let ok = results(Status::Pass, Status::Gap);
-        assert_eq!(exit_code(&ok, &no_errors(), &none), ExitCode::Ok);
+        assert_eq!(exit_code(&ok, &none), ExitCode::Ok);
         assert_eq!(
-            exit_code(
-                &results(Status::ExpectedFail, Status::Timeout),
-                &no_errors(),
-                &none
-            ),
+            exit_code(&results(Status::ExpectedFail, Status::Timeout), &none),
             ExitCode::Ok
         );
         for failing in [
@@ -1035,51 +1047,42 @@ mod tests {
             Status::Nondeterministic,
         ] {
             assert_eq!(
-                exit_code(&results(failing, Status::Pass), &no_errors(), &none),
+                exit_code(&results(failing, Status::Pass), &none),
                 ExitCode::Divergence,
                 "{failing}"
             );
         }
         assert_eq!(
-            exit_code(
-                &results(Status::Pass, Status::UnexpectedPass),
-                &no_errors(),
-                &none
-            ),
+            exit_code(&results(Status::Pass, Status::UnexpectedPass), &none),
             ExitCode::Divergence
         );
-        let stale = vec![ExpectationError::NoMatch {
-            path: "adapters/python/expected.toml".into(),
-            entry: 1,
-            glob: "gone/*".into(),
-        }];
-        assert_eq!(exit_code(&ok, &stale, &none), ExitCode::Divergence);
+        assert_eq!(
+            exit_code(&with_stale_entry(ok.clone()), &none),
+            ExitCode::Divergence
+        );
 
         // 3 beats 1: a broken port, a broken verdict, or a required port unavailable.
-        let mut broken = results(Status::Fail, Status::Pass);
+        let mut broken = with_stale_entry(results(Status::Fail, Status::Pass));
         broken.ports.get_mut("python").unwrap().status = PortStatus::Broken {
             evidence: Box::default(),
         };
-        assert_eq!(exit_code(&broken, &stale, &none), ExitCode::PortTrouble);
+        assert_eq!(exit_code(&broken, &none), ExitCode::PortTrouble);
         assert_eq!(
-            exit_code(&results(Status::Fail, Status::Broken), &stale, &none),
+            exit_code(
+                &with_stale_entry(results(Status::Fail, Status::Broken)),
+                &none
+            ),
             ExitCode::PortTrouble
         );
         let mut unavailable = results(Status::Unavailable, Status::Unavailable);
         unavailable.ports.get_mut("python").unwrap().status = PortStatus::Unavailable {
             reason: "python3 not found".into(),
         };
-        assert_eq!(exit_code(&unavailable, &no_errors(), &none), ExitCode::Ok);
+        assert_eq!(exit_code(&unavailable, &none), ExitCode::Ok);
         let required = BTreeSet::from(["python".to_owned()]);
-        assert_eq!(
-            exit_code(&unavailable, &no_errors(), &required),
-            ExitCode::PortTrouble
-        );
+        assert_eq!(exit_code(&unavailable, &required), ExitCode::PortTrouble);
         let missing = BTreeSet::from(["java".to_owned()]);
-        assert_eq!(
-            exit_code(&ok, &no_errors(), &missing),
-            ExitCode::PortTrouble
-        );
+        assert_eq!(exit_code(&ok, &missing), ExitCode::PortTrouble);
     }
 
     #[test]

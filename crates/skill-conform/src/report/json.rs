@@ -15,6 +15,8 @@
 //!   "notes":  [ { "kind", "case", "ports", "fingerprint" } ],
 //!   "repeat"?: { "passes", "seed", "rawDifferences": { PORT: { CASE: "inventory-order" |
 //!                "uncompared-fields" } } }          (only with `run --repeat N`, N > 1)
+//!   "expectationErrors"?: [ { "port", "message" } ]  (only when an expected.toml has a problem;
+//!                                                    each fails the run)
 //! }
 //! ```
 //!
@@ -120,6 +122,9 @@ pub fn value(model: &Model<'_>, redactor: &Redactor) -> Value {
     });
     if let Some(repeat) = &results.repeat {
         report["repeat"] = json!(repeat);
+    }
+    if !results.expectation_errors.is_empty() {
+        report["expectationErrors"] = json!(results.expectation_errors);
     }
     report
 }

@@ -17,7 +17,8 @@
 //! A gap is *passed* rather than skipped: it never fails the run, and a skipped count would read
 //! as "not run". The element's `type` is the status name; its `message` is the one-line summary;
 //! its text is the full [`trial_details`] (diff, stderr tail, reproduction command). A port with
-//! no verdicts but an unavailable or broken status gets one testcase named `(port)`.
+//! no verdicts but an unavailable or broken status gets one testcase named `(port)`. A problem
+//! with a port's `expected.toml` is a `<failure>` testcase named `expected.toml` in its suite.
 //!
 //! Times are written only when durations are not redacted; no timestamps, so the file is
 //! deterministic.
@@ -28,7 +29,7 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use super::model::{port_trouble_lines, trial_details, trial_summary, Model, Trial};
 use super::Redactor;
-use crate::judge::{PortStatus, Results, Status};
+use crate::judge::{ExpectationProblem, PortStatus, Results, Status};
 
 /// The name of the `<testsuites>` element.
 pub const REPORT_NAME: &str = "skill-conform";
@@ -88,12 +89,33 @@ pub fn render_model(
                 }
             }
         }
+        for problem in model
+            .results
+            .expectation_errors
+            .iter()
+            .filter(|problem| problem.port == *port)
+        {
+            suite.add_test_case(expectation_case(problem, redactor));
+        }
         if !redactor.redacts_durations() {
             suite.set_time(Duration::from_millis(total_ms));
         }
         report.add_test_suite(suite);
     }
     report.to_string()
+}
+
+/// A failing testcase `expected.toml` for a problem with that file (it fails the run too).
+fn expectation_case(problem: &ExpectationProblem, redactor: &Redactor) -> TestCase {
+    let message = redactor.text(&problem.message);
+    let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+    status
+        .set_type("expectation-error")
+        .set_message(message.lines().next().unwrap_or_default().to_owned())
+        .set_description(message);
+    let mut testcase = TestCase::new("expected.toml", status);
+    testcase.set_classname(problem.port.as_str());
+    testcase
 }
 
 fn test_case(trial: &Trial<'_>, redactor: &Redactor) -> TestCase {

@@ -65,6 +65,22 @@ pub fn render_model(model: &Model<'_>, redactor: &Redactor) -> String {
             }
         }
     }
+    let expectation_errors = &model.results.expectation_errors;
+    if !expectation_errors.is_empty() {
+        heading(
+            &mut out,
+            &format!("Expectation errors ({})", expectation_errors.len()),
+        );
+        for problem in expectation_errors {
+            let message = redactor.text(&problem.message);
+            let _ = writeln!(
+                out,
+                "- **{}** {}",
+                problem.port,
+                message.lines().collect::<Vec<_>>().join("  \n  ")
+            );
+        }
+    }
     if !model.clusters.is_empty() {
         heading(&mut out, "Gap clusters");
         out.push_str("Unpinned cases where real ports differ from the golden, ports grouped by identical output.\n\n");
@@ -125,9 +141,18 @@ fn headline(model: &Model<'_>) -> String {
     let failures = model.failures.len();
     let _ = write!(
         line,
-        "; {failures} failure{}.",
+        "; {failures} failure{}",
         if failures == 1 { "" } else { "s" }
     );
+    let errors = model.results.expectation_errors.len();
+    if errors > 0 {
+        let _ = write!(
+            line,
+            "; {errors} expectation error{}",
+            if errors == 1 { "" } else { "s" }
+        );
+    }
+    line.push('.');
     format!("{line}\n")
 }
 

@@ -1,8 +1,8 @@
 //! Merging the `report.json` files of several runs (one CI job per port) into one cross-port
 //! matrix in Markdown: the final job of the workflow users copy.
 //!
-//! It reads only the published report format (`format: 1`): `ports`, `cases` and
-//! `trials[port][case].status`. A port that appears in two reports is an error, so a matrix
+//! It reads only the published report format (`format: 1`): `ports`, `cases`,
+//! `trials[port][case].status` and `expectationErrors`. A port that appears in two reports is an error, so a matrix
 //! never silently shows one of two runs.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -29,8 +29,15 @@ pub fn merge_reports(paths: &[PathBuf]) -> Result<String, Error> {
     let mut ports: BTreeMap<String, PortFacts> = BTreeMap::new();
     let mut cases: BTreeMap<String, bool> = BTreeMap::new();
     let mut cells: BTreeMap<(String, String), String> = BTreeMap::new();
+    let mut expectation_errors: BTreeSet<(String, String)> = BTreeSet::new();
     for path in paths {
         let report = read(path)?;
+        for problem in report["expectationErrors"].as_array().into_iter().flatten() {
+            expectation_errors.insert((
+                problem["port"].as_str().unwrap_or("?").to_owned(),
+                problem["message"].as_str().unwrap_or_default().to_owned(),
+            ));
+        }
         for (case, info) in report["cases"].as_object().into_iter().flatten() {
             cases.insert(case.clone(), info["pinned"].as_bool().unwrap_or(false));
         }
@@ -68,7 +75,19 @@ pub fn merge_reports(paths: &[PathBuf]) -> Result<String, Error> {
             merge_trials(&report, name, &mut cells);
         }
     }
-    Ok(render(&ports, &cases, &cells))
+    let mut out = render(&ports, &cases, &cells);
+    if !expectation_errors.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n## Expectation errors ({}), each failing its job\n",
+            expectation_errors.len()
+        );
+        for (port, message) in &expectation_errors {
+            let message: Vec<&str> = message.lines().collect();
+            let _ = writeln!(out, "- **{port}** {}", message.join("  \n  "));
+        }
+    }
+    Ok(out)
 }
 
 /// Adds a port's trial statuses; a case already known keeps its first status.
@@ -230,6 +249,16 @@ mod tests {
         assert!(
             err.starts_with("port `go` appears in more than one report"),
             "{err}"
+        );
+        assert!(!merged.contains("Expectation errors"), "{merged}");
+        let mut stale = report("js", &[("g/x", "pass", true)]);
+        stale["expectationErrors"] =
+            json!([{"port": "js", "message": "error in `x`: stale\n(hint: fix it)"}]);
+        let c = write(dir.path(), "c.json", &stale);
+        let merged = merge_reports(&[c]).unwrap();
+        assert!(
+            merged.ends_with("## Expectation errors (1), each failing its job\n\n- **js** error in `x`: stale  \n  (hint: fix it)\n"),
+            "{merged}"
         );
         let bad = write(dir.path(), "bad.json", &json!({"format": 9}));
         assert!(merge_reports(&[bad]).is_err());

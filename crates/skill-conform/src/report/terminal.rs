@@ -79,6 +79,18 @@ pub fn render_model(model: &Model<'_>, redactor: &Redactor, options: Options) ->
     );
     section(
         &mut out,
+        &format!(
+            "expectation errors, failing ({})",
+            model.results.expectation_errors.len()
+        ),
+        model
+            .results
+            .expectation_errors
+            .iter()
+            .map(|problem| format!("{}: {}\n", problem.port, redactor.text(&problem.message))),
+    );
+    section(
+        &mut out,
         "notes",
         model
             .notes
