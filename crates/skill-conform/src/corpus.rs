@@ -42,9 +42,10 @@ use crate::compare::text::{visible_inline, visible_line};
 use crate::error::{Error, ExitCode};
 use crate::judge::{fingerprint, stderr_text, FaultDetails, PortKind};
 use crate::normalize::normalize;
+use crate::observe::{start_port, ObserveOptions, PortTrouble, Started};
 use crate::port::{self, PortRequest, Resolved, REFERENCE};
 use crate::reference::{run_reference, LoadList, UNKNOWN_SKILL};
-use crate::session::{HelloReply, RunRequest, Session, Timeouts};
+use crate::session::{HelloReply, RunRequest, Timeouts};
 
 /// The version of `corpus.json`'s shape.
 pub const FORMAT: u32 = 1;
@@ -80,9 +81,12 @@ pub struct CorpusOptions {
 pub enum PortRun {
     /// Toolchain or package missing.
     Unavailable { reason: String },
-    /// The adapter did not start.
+    /// The adapter did not start, or failed the smoke pair.
     Broken {
-        fault: FaultDetails,
+        /// What went wrong, in words.
+        what: String,
+        /// The process's fault, when there was one (a wrong smoke reply has none).
+        fault: Option<FaultDetails>,
         stderr_tail: Option<String>,
     },
     /// It crashed, hung or broke the protocol on the request.
@@ -397,32 +401,41 @@ pub fn absolute_roots(dirs: &[PathBuf]) -> Result<Vec<String>, Error> {
         .collect()
 }
 
-/// Starts one port, sends the request, closes it.
+/// Starts one port (spawn, handshake, the smoke pair, as `run` does), sends the request,
+/// closes it.
 fn run_port(resolved: Resolved, request: &RunRequest, timeouts: Timeouts) -> PortResult {
-    let (name, command) = match resolved {
-        Resolved::Unavailable { name, reason } => {
-            return PortResult {
-                name,
-                hello: None,
-                run: PortRun::Unavailable { reason },
-            }
-        }
-        Resolved::Ready { name, command, .. } => (name, command),
+    let options = ObserveOptions {
+        timeouts,
+        keep_sandbox: false,
     };
-    let mut session = match Session::start(command, timeouts) {
-        Ok(session) => session,
-        Err(evidence) => {
-            return PortResult {
-                name,
-                hello: None,
-                run: PortRun::Broken {
-                    fault: FaultDetails::from(&evidence),
-                    stderr_tail: stderr_text(&evidence.stderr_tail),
+    let (mut session, observation) = match start_port(resolved, &options) {
+        Started::Ready {
+            session,
+            observation,
+        } => (session, observation),
+        Started::Done(observation) => {
+            let run = match observation.trouble {
+                Some(PortTrouble::Unavailable(reason)) => PortRun::Unavailable { reason },
+                Some(PortTrouble::Broken { what, evidence, .. }) => PortRun::Broken {
+                    what,
+                    fault: evidence.as_deref().map(FaultDetails::from),
+                    stderr_tail: evidence
+                        .as_deref()
+                        .and_then(|evidence| stderr_text(&evidence.stderr_tail)),
                 },
-            }
+                None => PortRun::Broken {
+                    what: "the adapter stopped before its first request".to_owned(),
+                    fault: None,
+                    stderr_tail: None,
+                },
+            };
+            return PortResult {
+                name: observation.name,
+                hello: observation.hello,
+                run,
+            };
         }
     };
-    let hello = Some(session.hello().clone());
     let run = match session.run(request) {
         Err(evidence) => PortRun::Fault {
             fault: FaultDetails::from(&evidence),
@@ -440,7 +453,11 @@ fn run_port(resolved: Resolved, request: &RunRequest, timeouts: Timeouts) -> Por
         },
     };
     let _ = session.close();
-    PortResult { name, hello, run }
+    PortResult {
+        name: observation.name,
+        hello: observation.hello,
+        run,
+    }
 }
 
 /// One answering port's normalised reply, taken apart.
@@ -627,12 +644,18 @@ pub fn analyse(roots: Vec<String>, load_count: usize, results: Vec<PortResult>) 
                 summary.reason = Some(reason.clone());
                 summary.agrees_with_reference = None;
             }
-            PortRun::Broken { fault, stderr_tail } | PortRun::Fault { fault, stderr_tail } => {
-                summary.state = if matches!(result.run, PortRun::Broken { .. }) {
-                    PortState::Broken
-                } else {
-                    PortState::Fault
-                };
+            PortRun::Broken {
+                what,
+                fault,
+                stderr_tail,
+            } => {
+                summary.state = PortState::Broken;
+                summary.reason = Some(what.clone());
+                summary.fault = fault.clone();
+                summary.stderr_tail = stderr_tail.clone();
+            }
+            PortRun::Fault { fault, stderr_tail } => {
+                summary.state = PortState::Fault;
                 summary.fault = Some(fault.clone());
                 summary.stderr_tail = stderr_tail.clone();
             }
@@ -884,10 +907,16 @@ fn state_text(summary: &PortSummary) -> String {
             "unavailable: {}",
             summary.reason.as_deref().unwrap_or("no reason given")
         ),
-        PortState::Broken => format!(
-            "broken: the adapter did not start: {}{last_stderr}",
-            summary.fault.as_ref().map(fault).unwrap_or_default()
-        ),
+        PortState::Broken => {
+            let what = summary
+                .reason
+                .as_deref()
+                .unwrap_or("the adapter did not start");
+            match summary.fault.as_ref() {
+                Some(details) => format!("broken: {what}: {}{last_stderr}", fault(details)),
+                None => format!("broken: {what}{last_stderr}"),
+            }
+        }
         PortState::Fault => format!(
             "fault: {}{last_stderr}",
             summary.fault.as_ref().map(fault).unwrap_or_default()

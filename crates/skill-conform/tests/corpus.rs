@@ -211,6 +211,35 @@ fn the_reference_agrees_with_itself_and_unavailable_ports_are_listed() {
 }
 
 #[test]
+fn a_port_that_fails_the_smoke_pair_is_broken_not_a_disagreement() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("skills");
+    generate(&tree, 20, 3).unwrap();
+    let reports = tmp.path().join("reports");
+    // Answers with another case id: the smoke pair catches it before the corpus request.
+    let adapter = format!("liar={BIN} adapter --reference --fault wrong-id");
+    let out = skill_conform(&[
+        "corpus",
+        tree.to_str().unwrap(),
+        "--adapter",
+        &adapter,
+        "--report-dir",
+        reports.to_str().unwrap(),
+        "--repo",
+        repo().to_str().unwrap(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("  - liar: broken: the smoke pair failed: "),
+        "{stdout}"
+    );
+    let report = read_json(&reports.join("corpus.json"));
+    assert_eq!(report["ports"]["liar"]["state"], "broken");
+    assert_eq!(report["ports"]["liar"]["fault"]["kind"], "wrong-case");
+}
+
+#[test]
 fn a_missing_folder_is_a_one_line_usage_error() {
     let tmp = tempfile::tempdir().unwrap();
     let missing = tmp.path().join("no-such-folder");
