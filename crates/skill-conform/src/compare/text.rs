@@ -17,8 +17,8 @@
 //! "Invisible" is: the C0 and C1 controls and DEL, the BOM U+FEFF, U+0085, U+2028, U+2029, the
 //! Unicode spaces other than U+0020 (U+2000–U+200A, U+202F, U+205F, U+3000, …), the zero-width
 //! and bidi formatting characters (U+200B–U+200F, U+202A–U+202E, U+2060–U+206F, U+061C), the
-//! soft hyphen U+00AD, variation selectors and tag characters. `XXXX` is upper-case hex, at
-//! least four digits. A space is "at the end of a line" when only spaces, and at most one CR,
+//! soft hyphen U+00AD, variation selectors, tag characters, and the private-use areas. `XXXX`
+//! is upper-case hex, at least four digits. A space is "at the end of a line" when only spaces, and at most one CR,
 //! follow it before the line feed or the end of the string.
 //!
 //! A one-line view of a value (in [`super::inline_value`]) quotes strings and escapes `"` and `\`
@@ -79,7 +79,8 @@ fn push_code(out: &mut String, c: char) {
     let _ = write!(out, "<U+{:04X}>", u32::from(c));
 }
 
-/// Whether `c` prints as nothing, as blank, or moves the cursor (see the module doc).
+/// Whether `c` prints as nothing, as blank, moves the cursor, or is private use (see the
+/// module doc).
 pub fn is_invisible(c: char) -> bool {
     matches!(
         u32::from(c),
@@ -101,6 +102,10 @@ pub fn is_invisible(c: char) -> bool {
             | 0xFFA0
             | 0xFFF0..=0xFFFB
             | 0xE0000..=0xE0FFF
+            // Private use: no font draws these the same way, most draw nothing.
+            | 0xE000..=0xF8FF
+            | 0xF0000..=0xFFFFD
+            | 0x100000..=0x10FFFD
     )
 }
 
@@ -147,6 +152,7 @@ mod tests {
             ("nel\u{85}", "nel<U+0085>"),
             ("bell\u{7}del\u{7F}", "bell<U+0007>del<U+007F>"),
             ("zw\u{200B}j\u{200D}", "zw<U+200B>j<U+200D>"),
+            ("pua\u{E000}\u{F0000}", "pua<U+E000><U+F0000>"),
             ("tail  ", "tail··"),
             ("tail \r", "tail·␍"),
             ("inner space", "inner space"),
