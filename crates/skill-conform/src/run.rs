@@ -223,24 +223,21 @@ pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
             .join("adapters")
             .join(request.name())
             .join("expected.toml");
-        match read_expected(&path) {
+        let errors = match read_expected(&path) {
             Ok(entries) => {
-                expectation_errors.extend(check_entries(&entries, all_ids.iter()).into_iter().map(
-                    |error| ExpectationProblem {
-                        port: request.name().to_owned(),
-                        message: error.to_string(),
-                    },
-                ));
+                let stale = check_entries(&entries, all_ids.iter());
                 expected.insert(request.name().to_owned(), entries);
+                stale
             }
             Err(error) if error.exit_code() == ExitCode::Usage => {
                 return Err(Error::Usage(error.to_string()))
             }
-            Err(error) => expectation_errors.push(ExpectationProblem {
-                port: request.name().to_owned(),
-                message: error.to_string(),
-            }),
-        }
+            Err(error) => vec![error],
+        };
+        expectation_errors.extend(errors.into_iter().map(|error| ExpectationProblem {
+            port: request.name().to_owned(),
+            message: error.to_string(),
+        }));
     }
 
     let passes = options.repeat.max(1);
