@@ -112,9 +112,8 @@ fn smoke(session: &mut Session) -> Result<(), PortTrouble> {
         evidence: None,
         reply: None,
     };
-    let (_tmp, dir) =
-        crate::sandbox::plain_tempdir_in("skill-conform-smoke-", &crate::sandbox::sandbox_bases())
-            .map_err(|e| broken(format!("could not build the smoke pair: {e}")))?;
+    let (_tmp, dir) = crate::sandbox::sandbox_tempdir("skill-conform-smoke-")
+        .map_err(|e| broken(format!("could not build the smoke pair: {e}")))?;
     let roots =
         smoke_case(&dir).map_err(|e| broken(format!("could not build the smoke pair: {e}")))?;
     let request = RunRequest {

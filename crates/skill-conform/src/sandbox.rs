@@ -77,7 +77,7 @@ pub struct Sandbox {
 impl Sandbox {
     /// Builds the sandbox for `case` (see the module doc for the steps).
     pub fn prepare(case: &CaseSpec, keep: bool) -> Result<Sandbox, SandboxError> {
-        let (dir, path) = plain_tempdir_in(PREFIX, &sandbox_bases())?;
+        let (dir, path) = sandbox_tempdir(PREFIX)?;
         let mut vacuous = None;
         copy_dir(&case.dir, &path, Path::new(""), &mut vacuous)?;
         apply_renames(case, &path)?;
@@ -154,6 +154,12 @@ fn bases_for(tmpdir: Option<OsString>) -> Vec<PathBuf> {
     bases
 }
 
+/// A temporary directory for fixture copies (a case's sandbox, the smoke pair): like
+/// [`plain_tempdir`], in [`sandbox_bases`].
+pub fn sandbox_tempdir(prefix: &str) -> Result<(TempDir, PathBuf), SandboxError> {
+    plain_tempdir_in(prefix, &sandbox_bases())
+}
+
 /// Creates a temporary directory named `PREFIX…` whose canonical path has only
 /// `[A-Za-z0-9._/-]`, trying `std::env::temp_dir()` and then `/tmp`. Returns it with its
 /// canonical path. Fit for a temporary `HOME` (which may fill up with a toolchain's files, so
@@ -167,10 +173,7 @@ pub fn plain_tempdir(prefix: &str) -> Result<(TempDir, PathBuf), SandboxError> {
 }
 
 /// Like [`plain_tempdir`], trying `bases` in order.
-pub fn plain_tempdir_in(
-    prefix: &str,
-    bases: &[PathBuf],
-) -> Result<(TempDir, PathBuf), SandboxError> {
+fn plain_tempdir_in(prefix: &str, bases: &[PathBuf]) -> Result<(TempDir, PathBuf), SandboxError> {
     let mut tried = Vec::new();
     for base in bases {
         let dir = match tempfile::Builder::new().prefix(prefix).tempdir_in(base) {
