@@ -72,13 +72,10 @@ pub fn render_model(model: &Model<'_>, redactor: &Redactor) -> String {
             &format!("Expectation errors ({})", expectation_errors.len()),
         );
         for problem in expectation_errors {
-            let message = redactor.text(&problem.message);
-            let _ = writeln!(
-                out,
-                "- **{}** {}",
-                problem.port,
-                message.lines().collect::<Vec<_>>().join("  \n  ")
-            );
+            out.push_str(&expectation_item(
+                &problem.port,
+                &redactor.text(&problem.message),
+            ));
         }
     }
     if !model.clusters.is_empty() {
@@ -154,6 +151,13 @@ fn headline(model: &Model<'_>) -> String {
     }
     line.push('.');
     format!("{line}\n")
+}
+
+/// One list item for a problem with a port's `expected.toml`: the port in bold, the message's
+/// lines kept apart (its hint is on a line of its own). `merge-reports` lists them the same way.
+pub fn expectation_item(port: &str, message: &str) -> String {
+    let lines: Vec<&str> = message.lines().collect();
+    format!("- **{port}** {}\n", lines.join("  \n  "))
 }
 
 /// The matrix rows where some port did not pass, and a totals row.

@@ -83,8 +83,7 @@ pub fn merge_reports(paths: &[PathBuf]) -> Result<String, Error> {
             expectation_errors.len()
         );
         for (port, message) in &expectation_errors {
-            let message: Vec<&str> = message.lines().collect();
-            let _ = writeln!(out, "- **{port}** {}", message.join("  \n  "));
+            out.push_str(&super::markdown::expectation_item(port, message));
         }
     }
     Ok(out)
