@@ -24,11 +24,10 @@ use skill_ref::{Options, Source};
 
 const BIN: &str = env!("CARGO_BIN_EXE_skill-conform");
 
+mod common;
+
 fn runs() -> usize {
-    std::env::var("BENCH_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(7)
+    common::env_runs("BENCH_RUNS", 7)
 }
 
 /// Peak resident set of a child process that runs `command` to completion, in MiB.
@@ -55,14 +54,8 @@ fn peak_rss_mib(command: &mut Command) -> f64 {
     usage.ru_maxrss as f64 / 1024.0
 }
 
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
-}
-
-fn time_runs(mut f: impl FnMut() -> Duration) -> Duration {
-    f();
-    median((0..runs()).map(|_| f()).collect())
+fn time_runs(f: impl FnMut() -> Duration) -> Duration {
+    common::time_runs(runs(), f)
 }
 
 fn floor(dir: &Path) -> Duration {

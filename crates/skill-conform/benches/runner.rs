@@ -35,22 +35,8 @@ use skill_conform::session::{AdapterCommand, Request, RunRequest, PROTOCOL_VERSI
 
 const BIN: &str = env!("CARGO_BIN_EXE_skill-conform");
 
-fn env_runs(key: &str, default: usize) -> usize {
-    std::env::var(key)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
-}
-
-fn time_runs(runs: usize, mut f: impl FnMut() -> Duration) -> Duration {
-    f();
-    median((0..runs).map(|_| f()).collect())
-}
+mod common;
+use common::{env_runs, median, time_runs};
 
 fn command(adapter: &AdapterCommand) -> Command {
     let (program, args) = adapter.argv.split_first().expect("a program");
