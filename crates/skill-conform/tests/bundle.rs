@@ -46,7 +46,11 @@ fn bundle(inputs: &Path, out: &Path) -> (Option<i32>, String, String) {
         .output()
         .expect("bash runs");
     let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
-    (output.status.code(), text(output.stdout), text(output.stderr))
+    (
+        output.status.code(),
+        text(output.stdout),
+        text(output.stderr),
+    )
 }
 
 #[test]
@@ -56,10 +60,22 @@ fn the_bundle_holds_every_case_with_its_golden_and_is_reproducible() {
     let (code, stdout, stderr) = bundle(&inputs, &dir.path().join("a"));
     assert_eq!(code, Some(0), "{stderr}");
     let tarball = PathBuf::from(stdout.trim_end());
-    let name = tarball.file_name().unwrap().to_str().unwrap().trim_end_matches(".tar.gz");
+    let name = tarball
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .trim_end_matches(".tar.gz");
     assert!(name.starts_with("skill-conform-cases-"), "{name}");
     let folder = tarball.with_file_name(name);
-    for file in ["README.md", "VERSION", "CONTRACT.md", "TABLE.md", "FIXTURES.md", "PROTOCOL.md"] {
+    for file in [
+        "README.md",
+        "VERSION",
+        "CONTRACT.md",
+        "TABLE.md",
+        "FIXTURES.md",
+        "PROTOCOL.md",
+    ] {
         assert!(folder.join(file).is_file(), "the bundle has no {file}");
     }
 
@@ -72,7 +88,10 @@ fn the_bundle_holds_every_case_with_its_golden_and_is_reproducible() {
         .count();
     assert_eq!(cases.len(), case_tomls);
     let ids: Vec<&str> = cases.iter().map(|c| c["id"].as_str().unwrap()).collect();
-    assert!(ids.windows(2).all(|w| w[0] < w[1]), "index.json is not in code-point order");
+    assert!(
+        ids.windows(2).all(|w| w[0] < w[1]),
+        "index.json is not in code-point order"
+    );
     for case in cases {
         let id = case["id"].as_str().unwrap();
         let golden = folder.join(case["golden"].as_str().unwrap());
@@ -80,7 +99,10 @@ fn the_bundle_holds_every_case_with_its_golden_and_is_reproducible() {
             std::fs::read(&golden).unwrap(),
             std::fs::read(repo().join(format!("goldens/{id}.json"))).unwrap()
         );
-        assert!(folder.join(case["case"].as_str().unwrap()).join("case.toml").is_file());
+        assert!(folder
+            .join(case["case"].as_str().unwrap())
+            .join("case.toml")
+            .is_file());
     }
     let pinned = cases.iter().filter(|c| c["pinned"] == true).count();
     assert_eq!(pinned, 65, "the pinned cases today");
@@ -94,7 +116,10 @@ fn the_bundle_holds_every_case_with_its_golden_and_is_reproducible() {
 
     let (_, again, _) = bundle(&inputs, &dir.path().join("b"));
     let bytes = |p: &str| std::fs::read(p.trim_end()).unwrap();
-    assert!(bytes(&stdout) == bytes(&again), "two builds of one input differ");
+    assert!(
+        bytes(&stdout) == bytes(&again),
+        "two builds of one input differ"
+    );
 }
 
 #[test]
