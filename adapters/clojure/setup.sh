@@ -22,7 +22,7 @@ PORT=clojure
 setup_args "$@"
 command -v java >/dev/null 2>&1 || die "java not found (hint: install a JDK, 17 or newer)"
 command -v clojure >/dev/null 2>&1 \
-  || die "clojure not found (hint: install the Clojure CLI with deps.edn support; Debian's clojure package lacks it)"
+  || die "clojure not found (hint: install the Clojure CLI with deps.edn support; Debian's clojure package lacks it; toolnexus's dependency net.clojars.muthuishere/koine is served by Clojars only, not Maven Central)"
 timeout 120 clojure -Sdescribe </dev/null >/dev/null 2>&1 \
   || die "$(command -v clojure) does not understand -Sdescribe: it is not the Clojure CLI with deps.edn support (Debian's clojure package is a plain launcher)"
 
@@ -58,7 +58,7 @@ sdeps="{:mvn/local-repo \"$cache/m2\" :deps {net.clojars.muthuishere/toolnexus $
 progress "installing $what (clojure -Spath)"
 if ! cp_raw="$(cd "$work" && clojure -Sdeps "$sdeps" -Spath </dev/null 2>>"$log")"; then
   if grep -qiE 'UnknownHost|Connect|timed out|Could not transfer|clojars' "$log"; then
-    die "Clojars is not reachable from this machine, so $what cannot be resolved; log: $log"
+    die "Clojars is not reachable from this machine, so $what cannot be resolved (toolnexus and its dependency koine are served by Clojars only); log: $log"
   fi
   die "clojure -Spath failed for $what ($(grep -vE '^\s*$' "$log" | tail -n1 | head -c 200)); log: $log"
 fi

@@ -20,7 +20,7 @@ set -euo pipefail
 PORT=csharp
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/setup-common.sh"
 setup_args "$@"
-command -v dotnet >/dev/null 2>&1 || die "dotnet not found (hint: install the .NET 10 SDK)"
+command -v dotnet >/dev/null 2>&1 || die "dotnet not found (hint: install the .NET 10 SDK; this adapter has never run: no machine it was tried on had one)"
 sdks="$(dotnet --list-sdks 2>/dev/null || true)"
 printf '%s\n' "$sdks" | grep -qE '^(1[0-9]|[2-9][0-9])\.' \
   || die "no .NET SDK >= 10 (found: $(printf '%s' "$sdks" | awk '{print $1}' | paste -sd, - || true)); toolnexus targets net10.0 (hint: install the .NET 10 SDK)"

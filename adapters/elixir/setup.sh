@@ -20,7 +20,7 @@ set -euo pipefail
 PORT=elixir
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/setup-common.sh"
 setup_args "$@"
-command -v elixir >/dev/null 2>&1 || die "elixir not found (hint: install Elixir >= 1.16 with its Erlang/OTP)"
+command -v elixir >/dev/null 2>&1 || die "elixir not found (hint: install Elixir >= 1.16 with its Erlang/OTP; Debian 12's elixir package is 1.14; Mix.install also needs Hex, repo.hex.pm, reachable)"
 command -v mix >/dev/null 2>&1 || die "mix not found (hint: install Elixir >= 1.16; mix ships with it)"
 ex_version="$(elixir -e 'IO.puts(System.version())' 2>/dev/null | tail -n1)" || die "elixir does not start"
 elixir -e 'System.halt(if Version.match?(System.version(), ">= 1.16.0"), do: 0, else: 1)' >/dev/null 2>&1 \
