@@ -32,3 +32,7 @@ bench-large:
 lint:
     cargo fmt --check
     cargo clippy --workspace --all-targets -- -D warnings
+
+# The versioned case bundle a port can run in its own tests (docs/bundle.md) → target/bundle/.
+bundle:
+    scripts/bundle.sh

@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # Resolve the Clojure adapter's classpath against the toolnexus Clojure port, once.
 #
-#   setup.sh [VERSION|PATH]
+#   setup.sh VERSION|PATH     (the conventions: ../lib/setup-common.sh)
 #
-#   VERSION  a Clojars release of net.clojars.muthuishere/toolnexus (default: the one pinned
-#            in ./deps.edn) → -Sdeps {:deps {net.clojars.muthuishere/toolnexus {:mvn/version "VERSION"}}}
+#   VERSION  a Clojars release of net.clojars.muthuishere/toolnexus → -Sdeps {:deps {net.clojars.muthuishere/toolnexus {:mvn/version "VERSION"}}}
 #   PATH     a local checkout of the toolnexus repository (its root or its clojure/ folder)
 #            → -Sdeps {:deps {net.clojars.muthuishere/toolnexus {:local/root "<checkout>/clojure"}}}
 #
@@ -18,31 +17,21 @@
 # On failure: exit 1 with one line on stderr naming the cause; the output behind it is kept in
 # .cache/setup-*.log.
 set -euo pipefail
-
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-cache="$here/.cache"
-
-die() { printf 'setup.sh (clojure): %s\n' "$*" >&2; exit 1; }
-
-[ "$#" -le 1 ] || die "usage: setup.sh [VERSION|PATH] (got $# arguments)"
+PORT=clojure
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/setup-common.sh"
+setup_args "$@"
 command -v java >/dev/null 2>&1 || die "java not found (hint: install a JDK, 17 or newer)"
 command -v clojure >/dev/null 2>&1 \
-  || die "clojure not found (hint: install the Clojure CLI with deps.edn support; Debian's clojure package lacks it)"
+  || die "clojure not found (hint: install the Clojure CLI with deps.edn support; Debian's clojure package lacks it; toolnexus's dependency net.clojars.muthuishere/koine is served by Clojars only, not Maven Central)"
 timeout 120 clojure -Sdescribe </dev/null >/dev/null 2>&1 \
   || die "$(command -v clojure) does not understand -Sdescribe: it is not the Clojure CLI with deps.edn support (Debian's clojure package is a plain launcher)"
 
-default_version="$(grep -v '^ *;' "$here/deps.edn" | sed -n 's/.*net\.clojars\.muthuishere\/toolnexus *{:mvn\/version *"\([^"]*\)".*/\1/p' | head -n1)"
-[ -n "$default_version" ] || die "cannot read the pinned toolnexus version from $here/deps.edn"
-arg="${1:-$default_version}"
-
 version_file=""
-if [[ "$arg" =~ ^[0-9][0-9A-Za-z.+-]*$ ]]; then
-  tag="$arg"
-  coord="{:mvn/version \"$arg\"}"
-  what="net.clojars.muthuishere/toolnexus $arg from Clojars"
+if [ "$mode" = version ]; then
+  tag="$version"
+  coord="{:mvn/version \"$version\"}"
+  what="net.clojars.muthuishere/toolnexus $version from Clojars"
 else
-  [ -d "$arg" ] || die "not a version and not a directory: $arg"
-  checkout="$(cd "$arg" && pwd -P)"
   if [ -f "$checkout/clojure/deps.edn" ]; then
     pkg="$checkout/clojure"
   elif [ -f "$checkout/deps.edn" ]; then
@@ -52,7 +41,7 @@ else
   fi
   [ -f "$pkg/src/toolnexus/skill.cljc" ] || [ -f "$pkg/src/toolnexus/skill.clj" ] \
     || die "$pkg has no src/toolnexus/skill.clj(c): not the toolnexus Clojure port"
-  tag="local-$(printf '%s' "$pkg" | sha256sum | cut -c1-12)"
+  tag="$(local_key "$pkg")"
   coord="{:local/root \"$pkg\"}"
   what="the checkout's $pkg"
   version_file="$(sed -n 's/^(def version *"\([^"]*\)".*/\1/p' "$pkg/build.clj" 2>/dev/null | head -n1 || true)"
@@ -66,9 +55,10 @@ cp "$here/deps.edn" "$work/deps.edn"
 export CLJ_CONFIG="${CLJ_CONFIG:-$cache/clj-config}"
 sdeps="{:mvn/local-repo \"$cache/m2\" :deps {net.clojars.muthuishere/toolnexus $coord}}"
 
+progress "installing $what (clojure -Spath)"
 if ! cp_raw="$(cd "$work" && clojure -Sdeps "$sdeps" -Spath </dev/null 2>>"$log")"; then
   if grep -qiE 'UnknownHost|Connect|timed out|Could not transfer|clojars' "$log"; then
-    die "Clojars is not reachable from this machine, so $what cannot be resolved; log: $log"
+    die "Clojars is not reachable from this machine, so $what cannot be resolved (toolnexus and its dependency koine are served by Clojars only); log: $log"
   fi
   die "clojure -Spath failed for $what ($(grep -vE '^\s*$' "$log" | tail -n1 | head -c 200)); log: $log"
 fi

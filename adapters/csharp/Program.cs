@@ -111,6 +111,21 @@ internal static class Program
         w.WriteEndObject();
     });
 
+    /// <summary>An assembly's informational version (without a "+commit" suffix), for hello's libraries.</summary>
+    private static string AssemblyVersion(string name)
+    {
+        try
+        {
+            var asm = Assembly.Load(name);
+            var info = asm.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion;
+            return info?.Split('+')[0] ?? asm.GetName().Version?.ToString() ?? "unknown";
+        }
+        catch (Exception)
+        {
+            return "not installed";
+        }
+    }
+
     private static string LibraryVersion()
     {
         var asm = typeof(SkillSource).Assembly;
@@ -354,6 +369,10 @@ internal static class Program
                 w.WriteString("library", Library);
                 w.WriteString("version", version);
                 w.WriteString("runtime", RuntimeInformation.FrameworkDescription);
+                // The versions of what decides verdicts, the YAML library first.
+                w.WriteStartObject("libraries");
+                w.WriteString("YamlDotNet", AssemblyVersion("YamlDotNet"));
+                w.WriteEndObject();
                 w.WriteEndObject();
             });
             return true;

@@ -16,7 +16,7 @@
 #
 #   SPEC  a Hex version of toolnexus ("0.20.0" → {:toolnexus, "== 0.20.0"}) or the absolute
 #         path of a toolnexus Elixir package (a checkout's elixir/ folder → path: dep).
-#         Default: the version pinned below.
+#         Required: the pinned version lives in adapters/ports.toml.
 #   --install-only  run Mix.install and exit 0 (setup.sh uses it to fetch and compile).
 #   --reply-fd N    write replies to file descriptor N (run.sh passes 3 after pointing fd 1
 #                   at stderr); without it, replies go to the original standard output.
@@ -54,17 +54,15 @@
 #   * the Erlang logger's :default handler is re-added with type :standard_error.
 # Requests are read from the original group leader (standard input).
 
-pinned_version = "0.20.0"
-
 {opts, args, invalid} =
   OptionParser.parse(System.argv(), strict: [reply_fd: :integer, install_only: :boolean])
 
-if invalid != [] or length(args) > 1 do
-  IO.puts(:stderr, "usage: elixir adapter.exs [--reply-fd N] [--install-only] [VERSION|PATH]")
+if invalid != [] or length(args) != 1 do
+  IO.puts(:stderr, "usage: elixir adapter.exs [--reply-fd N] [--install-only] VERSION|PATH")
   System.halt(2)
 end
 
-spec = List.first(args) || pinned_version
+spec = List.first(args)
 
 # --- streams: before anything else can print.
 proto_in = Process.group_leader()
@@ -112,7 +110,14 @@ toolnexus_dep =
 
 install_error =
   try do
-    Mix.install([toolnexus_dep, {:jason, "~> 1.4"}])
+    # The lock: the YAML libraries that decide verdicts, at exact versions (unverified here: Hex
+    # is not reachable from the machines we have).
+    Mix.install([
+      toolnexus_dep,
+      {:jason, "~> 1.4"},
+      {:yaml_elixir, "== 2.11.0", override: true},
+      {:yamerl, "== 0.10.0", override: true}
+    ])
     nil
   rescue
     e -> "#{inspect(e.__struct__)}: #{Exception.message(e)}"
@@ -278,7 +283,12 @@ defmodule SkillConform.Adapter do
            "port" => @port,
            "library" => @library,
            "version" => if(vsn, do: to_string(vsn), else: "unknown"),
-           "runtime" => "Elixir #{System.version()} (OTP #{System.otp_release()})"
+           "runtime" => "Elixir #{System.version()} (OTP #{System.otp_release()})",
+           # The versions of what decides verdicts, the YAML libraries first.
+           "libraries" =>
+             Map.new([:yaml_elixir, :yamerl], fn app ->
+               {to_string(app), to_string(Application.spec(app, :vsn) || "not installed")}
+             end)
          }}
     end
   end

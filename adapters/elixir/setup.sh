@@ -1,44 +1,36 @@
 #!/usr/bin/env bash
 # Set up the Elixir adapter: fetch and compile toolnexus with Mix.install, once.
 #
-#   setup.sh [VERSION|PATH]
+#   setup.sh VERSION|PATH     (the conventions: ../lib/setup-common.sh)
 #
-#   VERSION  a Hex release of toolnexus (default: pinned_version in adapter.exs)
+#   VERSION  a Hex release of toolnexus
 #            → Mix.install([{:toolnexus, "== VERSION"}, {:jason, "~> 1.4"}])
 #   PATH     a local checkout of the toolnexus repository (its root or its elixir/ folder)
 #            → Mix.install([{:toolnexus, path: "<checkout>/elixir"}, {:jason, "~> 1.4"}])
 #
 # The last line on stdout is the SPEC for run.sh (the version, or the absolute package path):
 #   bash adapters/elixir/run.sh "$(setup.sh | tail -n1)"
+# The lock: adapter.exs's Mix.install pins yaml_elixir and yamerl (the YAML libraries that decide
+# verdicts) to exact versions with `override: true`.
 # Mix.install caches the compiled installation under MIX_INSTALL_DIR (default
 # .cache/mix-installs); MIX_HOME and HEX_HOME default to .cache/mix and .cache/hex. A second
 # run reuses the installation without the network. On failure: exit 1 with one line on
 # stderr naming the cause; the output behind it is kept in .cache/setup-*.log.
 set -euo pipefail
-
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-cache="$here/.cache"
-
-die() { printf 'setup.sh (elixir): %s\n' "$*" >&2; exit 1; }
-
-[ "$#" -le 1 ] || die "usage: setup.sh [VERSION|PATH] (got $# arguments)"
-command -v elixir >/dev/null 2>&1 || die "elixir not found (hint: install Elixir >= 1.16 with its Erlang/OTP)"
+PORT=elixir
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/setup-common.sh"
+setup_args "$@"
+command -v elixir >/dev/null 2>&1 || die "elixir not found (hint: install Elixir >= 1.16 with its Erlang/OTP; Debian 12's elixir package is 1.14; Mix.install also needs Hex, repo.hex.pm, reachable)"
 command -v mix >/dev/null 2>&1 || die "mix not found (hint: install Elixir >= 1.16; mix ships with it)"
 ex_version="$(elixir -e 'IO.puts(System.version())' 2>/dev/null | tail -n1)" || die "elixir does not start"
 elixir -e 'System.halt(if Version.match?(System.version(), ">= 1.16.0"), do: 0, else: 1)' >/dev/null 2>&1 \
   || die "elixir is $ex_version; toolnexus needs Elixir >= 1.16 (Debian 12's elixir package is 1.14)"
 
-default_version="$(sed -n 's/^pinned_version = "\([^"]*\)".*/\1/p' "$here/adapter.exs" | head -n1)"
-[ -n "$default_version" ] || die "cannot read pinned_version from $here/adapter.exs"
-arg="${1:-$default_version}"
-
-if [[ "$arg" =~ ^[0-9][0-9A-Za-z.+-]*$ ]]; then
-  spec="$arg"
-  tag="$arg"
-  what="toolnexus $arg from Hex"
+if [ "$mode" = version ]; then
+  spec="$version"
+  tag="$version"
+  what="toolnexus $version from Hex"
 else
-  [ -d "$arg" ] || die "not a version and not a directory: $arg"
-  checkout="$(cd "$arg" && pwd -P)"
   if [ -f "$checkout/elixir/mix.exs" ]; then
     spec="$checkout/elixir"
   elif [ -f "$checkout/mix.exs" ]; then
@@ -47,7 +39,7 @@ else
     die "no mix.exs in $checkout/elixir or $checkout: not a toolnexus checkout"
   fi
   grep -q 'app: :toolnexus' "$spec/mix.exs" || die "$spec/mix.exs is not the toolnexus project (no app: :toolnexus)"
-  tag="local-$(printf '%s' "$spec" | sha256sum | cut -c1-12)"
+  tag="$(local_key "$spec")"
   what="the checkout's $spec"
 fi
 
@@ -68,6 +60,7 @@ if ! mix hex.info </dev/null >/dev/null 2>&1; then
   fi
 fi
 
+progress "installing $what (Mix.install)"
 if ! elixir "$here/adapter.exs" --install-only "$spec" </dev/null >>"$log" 2>&1; then
   unreachable && die "Hex is not reachable from this machine, so $what cannot be installed; log: $log"
   die "Mix.install failed for $what ($(grep -vE '^\s*$' "$log" | tail -n1 | head -c 200)); log: $log"

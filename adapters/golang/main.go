@@ -24,8 +24,9 @@
 //     parses JSON, so key order carries no meaning.
 //  6. The hello "version" is the module version from the binary's build information with the
 //     leading "v" dropped (v0.20.0 → "0.20.0"). For a local checkout (a replace directive to a
-//     directory) it is what setup.sh read from the checkout's git tags (`golang/vX.Y.Z`), or
-//     "(devel)" when it could not read one.
+//     directory) it is what setup.sh read from the checkout: its git tags (`golang/vX.Y.Z`, then
+//     `vX.Y.Z`; a full-history clone is needed), else the version the checkout's other ports
+//     declare in lockstep (java/build.gradle); "(devel)" only when neither can be read.
 //  7. An error returned by the port (Tool.Execute's error) → {"case":…,"error":"<Go type>:
 //     <message>"}; a panic inside the port → {"case":…,"error":"panic: <value>"}, with the
 //     stack on stderr. Nothing else from that case is sent.
@@ -126,7 +127,12 @@ type helloReply struct {
 	Library  string `json:"library"`
 	Version  string `json:"version"`
 	Runtime  string `json:"runtime"`
+	// The versions of the modules that decide verdicts, the YAML library first.
+	Libraries map[string]string `json:"libraries"`
 }
+
+// verdictModules are the modules whose versions hello reports in "libraries".
+var verdictModules = []string{"gopkg.in/yaml.v3"}
 
 type runRequest struct {
 	Case        string
@@ -205,6 +211,22 @@ func libraryVersion() (string, error) {
 	return "", fmt.Errorf("%s is not among the binary's dependencies", modulePath)
 }
 
+// verdictLibraries reads each of verdictModules' versions from the binary's build information.
+func verdictLibraries() map[string]string {
+	found := map[string]string{}
+	for _, path := range verdictModules {
+		found[path] = "not linked"
+	}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, dep := range info.Deps {
+			if _, wanted := found[dep.Path]; wanted {
+				found[dep.Path] = strings.TrimPrefix(dep.Version, "v")
+			}
+		}
+	}
+	return found
+}
+
 func hello(req map[string]json.RawMessage) {
 	raw, ok := req["protocol"]
 	var proto int64
@@ -222,11 +244,12 @@ func hello(req map[string]json.RawMessage) {
 		return
 	}
 	send(helloReply{
-		Protocol: protocolVersion,
-		Port:     portName,
-		Library:  libraryName,
-		Version:  version,
-		Runtime:  runtime.Version(),
+		Protocol:  protocolVersion,
+		Port:      portName,
+		Library:   libraryName,
+		Version:   version,
+		Runtime:   runtime.Version(),
+		Libraries: verdictLibraries(),
 	})
 }
 

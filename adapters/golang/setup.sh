@@ -1,36 +1,38 @@
 #!/usr/bin/env bash
 # Build the Go adapter: a binary linked against the toolnexus Go module.
 #
-#   setup.sh [VERSION|PATH]
+#   setup.sh VERSION|PATH     (the conventions: ../lib/setup-common.sh)
 #
-#   VERSION  a release of github.com/muthuishere/toolnexus/golang (tag golang/vVERSION;
-#            default 0.20.0; a leading "v" is allowed) → .cache/bin-VERSION
+#   VERSION  a release of github.com/muthuishere/toolnexus/golang (tag golang/vVERSION; a
+#            leading "v" is allowed) → .cache/bin-VERSION
 #   PATH     a local checkout of the toolnexus repository (or of its golang/ folder)
 #            → .cache/bin-local-<hash of the module folder>, built with a replace directive
 #
 # The last line on stdout is the binary; it is the adapter command. The committed go.mod is
 # never modified: the module is copied to .cache/build-<key>/, re-pinned there with
-# `go mod edit -require` (or `-replace` for a checkout), `go mod tidy` writes go.sum, and
-# `go build` writes the binary. Idempotent and cached: a release binary that is newer than
-# the adapter's sources is reused without running go at all (~10 ms); a checkout is rebuilt
-# every time (go's build cache makes that about a second) so that edits are picked up.
+# `go mod edit -require` (or `-replace` for a checkout), `go mod tidy` completes go.sum, and
+# `go build` writes the binary. The lock is the committed go.sum (copied in, so every module
+# toolnexus pulls in, gopkg.in/yaml.v3 first, must match its recorded hash) together with Go's
+# minimal version selection, which never picks a version newer than some go.mod asks for.
+# Idempotent and cached: a release binary that is newer than the adapter's sources is reused
+# without running go at all (~10 ms); a checkout is rebuilt every time (go's build cache makes
+# that about a second) so that edits are picked up.
 # On failure: exit 1 with one line on stderr naming the cause (the runner reports the port
 # `unavailable` with it); the tool output behind it is kept in .cache/setup-<key>.log.
 #
+# A checkout's version (hello's "version") is read from its git tags, `golang/vX.Y.Z` then
+# `vX.Y.Z` (a shallow clone has none: check out with full history), else from the version its
+# other ports declare in lockstep (java/build.gradle); never "(devel)" when either exists.
+#
 # Environment: GO (the go command; default: `go` on PATH, else /usr/local/go/bin/go),
-# GOCACHE, GOMODCACHE, GOPATH (defaults .cache/go-build, .cache/gomod, .cache/gopath).
-# GOPROXY and GOSUMDB are left as the environment sets them.
+# GOCACHE, GOMODCACHE, GOPATH (defaults .cache/go-build, .cache/gomod, .cache/gopath),
+# GOTOOLCHAIN (default `local`; set it to `auto` to let go fetch the toolchain a newer
+# go.mod asks for). GOPROXY and GOSUMDB are left as the environment sets them.
 set -euo pipefail
-
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-cache="$here/.cache"
-default_version="0.20.0"
+PORT=golang
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/setup-common.sh"
+setup_args "$@"
 module="github.com/muthuishere/toolnexus/golang"
-
-die() { printf 'setup.sh (golang): %s\n' "$*" >&2; exit 1; }
-
-[ "$#" -le 1 ] || die "usage: setup.sh [VERSION|PATH] (got $# arguments)"
-arg="${1:-$default_version}"
 
 # --- the toolchain
 go_cmd="${GO:-}"
@@ -48,18 +50,13 @@ export GOCACHE="${GOCACHE:-$cache/go-build}"
 export GOMODCACHE="${GOMODCACHE:-$cache/gomod}"
 export GOPATH="${GOPATH:-$cache/gopath}"
 # -modcacherw: the module cache stays deletable; local toolchain only; no workspace, no VCS stamping.
-export GOFLAGS="-modcacherw -buildvcs=false" GOTOOLCHAIN=local GOWORK=off GO111MODULE=on
+export GOFLAGS="-modcacherw -buildvcs=false" GOTOOLCHAIN="${GOTOOLCHAIN:-local}" GOWORK=off GO111MODULE=on
 export CGO_ENABLED=0
 
 # --- what to build, and where
-if [[ "$arg" =~ ^v?[0-9][0-9A-Za-z.+-]*$ ]]; then
-  mode=version
-  version="${arg#v}"
+if [ "$mode" = version ]; then
   key="$version"
 else
-  mode=local
-  [ -d "$arg" ] || die "not a version and not a directory: $arg"
-  checkout="$(cd "$arg" && pwd -P)"
   pkgdir=""
   for cand in "$checkout/golang" "$checkout"; do
     if [ -f "$cand/go.mod" ] && grep -qE "^module[[:space:]]+$module[[:space:]]*$" "$cand/go.mod"; then
@@ -67,13 +64,12 @@ else
     fi
   done
   [ -n "$pkgdir" ] || die "no go.mod declaring module $module in $checkout/golang or $checkout: not a toolnexus checkout"
-  hash="$(printf '%s' "$pkgdir" | sha256sum | cut -c1-12)"
-  key="local-$hash"
+  key="$(local_key "$pkgdir")"
 fi
 bin="$cache/bin-$key"
 build="$cache/build-$key"
 log="$cache/setup-$key.log"
-sources=("$here"/*.go "$here/go.mod")
+sources=("$here"/*.go "$here/go.mod" "$here/go.sum")
 
 # Fast path for a release: the binary exists and no adapter source is newer than it.
 if [ "$mode" = version ] && [ -x "$bin" ]; then
@@ -86,20 +82,29 @@ fi
 mkdir -p "$build" || die "cannot create $build"
 rm -f -- "$build"/*.go
 cp -- "${sources[@]}" "$build/" || die "cannot copy the adapter sources to $build"
-[ -f "$build/go.sum" ] || : >"$build/go.sum"   # kept between runs: tidy only adds to it
 
 ldflags=""
 cd "$build"
 if [ "$mode" = version ]; then
+  progress "installing toolnexus $version (go module proxy)"
   "$go_cmd" mod edit -require="$module@v$version" >>"$log" 2>&1 \
     || die "go mod edit -require=$module@v$version failed ($(tail -n1 "$log")); log: $log"
 else
-  # The version the checkout declares: its nearest golang/vX.Y.Z tag, when it is a git work tree.
+  # The version the checkout declares: its nearest golang/vX.Y.Z (then vX.Y.Z) tag, when it is
+  # a git work tree with history; else the lockstep version of its Java port.
   described=""
   if command -v git >/dev/null 2>&1 && git -C "$pkgdir" rev-parse --git-dir >/dev/null 2>&1; then
-    described="$(git -C "$pkgdir" describe --tags --match 'golang/v*' --dirty 2>/dev/null || true)"
-    described="${described#golang/v}"
+    for pattern in 'golang/v[0-9]*' 'v[0-9]*'; do
+      described="$(git -C "$pkgdir" describe --tags --match "$pattern" --dirty 2>/dev/null || true)"
+      described="${described#golang/}"
+      described="${described#v}"
+      [ -z "$described" ] || break
+    done
   fi
+  if [ -z "$described" ] && [ -f "$pkgdir/../java/build.gradle" ]; then
+    described="$(sed -n "s/^[[:space:]]*version[[:space:]]*=[[:space:]]*['\"]\\([^'\"]*\\)['\"].*/\\1/p" "$pkgdir/../java/build.gradle" | head -n1)"
+  fi
+  progress "building toolnexus ${described:-(devel)} from $pkgdir (go build)"
   [ -z "$described" ] || ldflags="-X main.checkoutVersion=$described"
   "$go_cmd" mod edit -replace="$module=$pkgdir" -require="$module@v0.0.0-00010101000000-000000000000" >>"$log" 2>&1 \
     || die "go mod edit -replace=$module=$pkgdir failed ($(tail -n1 "$log")); log: $log"

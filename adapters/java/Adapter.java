@@ -282,7 +282,27 @@ public final class Adapter {
         reply.put("library", LIBRARY);
         reply.put("version", version);
         reply.put("runtime", runtimeName());
+        reply.put("libraries", verdictLibraries());
         send(reply);
+    }
+
+    /** hello's "libraries": the versions of what decides verdicts, the YAML library first. */
+    static Map<String, String> verdictLibraries() {
+        Map<String, String> found = new LinkedHashMap<>();
+        found.put("org.yaml:snakeyaml", jarVersion("org.yaml.snakeyaml.Yaml", "snakeyaml"));
+        return found;
+    }
+
+    /** The version in the file name of the jar that holds a class (`snakeyaml-2.3.jar` → 2.3). */
+    static String jarVersion(String className, String artifact) {
+        try {
+            Class<?> cls = Class.forName(className, false, Adapter.class.getClassLoader());
+            String where = cls.getProtectionDomain().getCodeSource().getLocation().getPath();
+            Matcher m = Pattern.compile("/" + Pattern.quote(artifact) + "-([^/]+)\\.jar$").matcher(where);
+            return m.find() ? m.group(1) : "unknown (" + where + ")";
+        } catch (Throwable e) { // not on the class path, or no code source
+            return "not on the class path";
+        }
     }
 
     static String runtimeName() {

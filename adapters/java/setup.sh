@@ -2,15 +2,17 @@
 # Set up the Java adapter: resolve toolnexus from Maven Central, compile Adapter.java, and
 # write a launcher script.
 #
-#   setup.sh [VERSION|PATH]
+#   setup.sh VERSION|PATH     (the conventions: ../lib/setup-common.sh)
 #
-#   VERSION  a Maven Central release of io.github.muthuishere:toolnexus (default 0.20.0)
-#            → .cache/run-VERSION.sh
+#   VERSION  a Maven Central release of io.github.muthuishere:toolnexus → .cache/run-VERSION.sh
 #   PATH     a local checkout of the toolnexus repository (or of its java/ folder)
 #            → .cache/run-local-<hash of the java folder>.sh. Gradle is NOT used (its wrapper
 #              downloads Gradle itself, from a host outside the package registries): the
-#              dependencies declared in build.gradle (`api`/`implementation 'g:a:v'`) are
-#              resolved with Maven, and src/main/java is compiled with javac. Best effort.
+#              dependencies declared in build.gradle (`api`/`implementation 'g:a:v'`, exact
+#              versions) are resolved with Maven, and src/main/java is compiled with javac.
+#
+# The lock: for a release, pom.xml's dependencyManagement pins the libraries that decide
+# verdicts (SnakeYAML) to exact versions; for a checkout, build.gradle's exact versions are used.
 #
 # The last line on stdout is the launcher; it is the adapter command. It execs java (>= 21)
 # with the adapter's classes and toolnexus's class path. Idempotent and cached: when the
@@ -20,22 +22,17 @@
 # it is kept in .cache/setup-<key>.log.
 #
 # Environment: JAVA_HOME (used when it is Java >= 21; else the newest JDK >= 21 among javac
-# on PATH and /usr/lib/jvm/*), MVN (default: mvn). Maven's local repository is .cache/m2.
+# on PATH and /usr/lib/jvm/*), MVN (default: mvn). Maven's local repository is .cache/m2, or
+# MAVEN_REPO_LOCAL when set (CI points it at the folder its cache step saves).
 set -euo pipefail
-
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-cache="$here/.cache"
-default_version="0.20.0"
+PORT=java
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/setup-common.sh"
+setup_args "$@"
 group="io.github.muthuishere"
 artifact="toolnexus"
 min_java=21
-
-die() { printf 'setup.sh (java): %s\n' "$*" >&2; exit 1; }
-
-[ "$#" -le 1 ] || die "usage: setup.sh [VERSION|PATH] (got $# arguments)"
-arg="${1:-$default_version}"
 mkdir -p "$cache" || die "cannot create $cache"
-m2="$cache/m2"
+m2="${MAVEN_REPO_LOCAL:-$cache/m2}"
 
 # --- a JDK >= 21 (javac and java)
 java_major() { # $1: a JDK home → its feature version, e.g. 25 (empty if unknown)
@@ -73,14 +70,9 @@ mvn_cmd="${MVN:-mvn}"
 command -v "$mvn_cmd" >/dev/null 2>&1 || die "$mvn_cmd not found on PATH; Maven is needed to resolve toolnexus from Maven Central"
 
 # --- what to build, and where
-if [[ "$arg" =~ ^[0-9][0-9A-Za-z.+-]*$ ]]; then
-  mode=version
-  version="$arg"
+if [ "$mode" = version ]; then
   key="$version"
 else
-  mode=local
-  [ -d "$arg" ] || die "not a version and not a directory: $arg"
-  checkout="$(cd "$arg" && pwd -P)"
   pkgdir=""
   for cand in "$checkout/java" "$checkout"; do
     if [ -f "$cand/build.gradle" ] && [ -f "$cand/src/main/java/io/github/muthuishere/toolnexus/SkillSource.java" ]; then
@@ -90,8 +82,7 @@ else
   [ -n "$pkgdir" ] || die "no build.gradle with src/main/java/io/github/muthuishere/toolnexus/SkillSource.java in $checkout/java or $checkout: not a toolnexus checkout"
   version="$(sed -n "s/^[[:space:]]*version[[:space:]]*=[[:space:]]*['\"]\\([^'\"]*\\)['\"].*/\\1/p" "$pkgdir/build.gradle" | head -n1)"
   [ -n "$version" ] || version="unknown"
-  hash="$(printf '%s' "$pkgdir" | sha256sum | cut -c1-12)"
-  key="local-$hash"
+  key="$(local_key "$pkgdir")"
 fi
 launcher="$cache/run-$key.sh"
 classes="$cache/classes-$key"
@@ -135,10 +126,12 @@ resolve() { # $1: pom → writes $cpfile
 javac_opts=(--release "$min_java" -encoding UTF-8 -nowarn -Xlint:none)
 
 if [ "$mode" = version ]; then
+  progress "installing toolnexus $version (maven)"
   resolve "$here/pom.xml" \
     || die "cannot resolve $group:$artifact:$version from Maven Central ($(mvn_reason)); log: $log"
   libcp="$(cat "$cpfile")"
 else
+  progress "building toolnexus $version from $pkgdir (maven + javac)"
   # The checkout's own dependencies, as build.gradle declares them (api / implementation).
   mapfile -t deps < <(sed -n -E "s/^[[:space:]]*(api|implementation)[[:space:]]*\\(?[[:space:]]*['\"]([^'\":]+):([^'\":]+):([^'\":@]+)['\"].*/\\2 \\3 \\4/p" "$pkgdir/build.gradle")
   [ "${#deps[@]}" -gt 0 ] || die "found no \"api/implementation 'group:artifact:version'\" lines in $pkgdir/build.gradle (Gradle itself cannot be used here: its wrapper downloads Gradle from outside the package registries)"

@@ -132,6 +132,24 @@ async function library() {
   return lib
 }
 
+// hello's `libraries`: the versions of what decides verdicts, the YAML library first. Found the
+// way Node resolves `yaml` from the toolnexus package: its node_modules, then its ancestors'.
+function verdictLibraries() {
+  const found = {}
+  for (const name of ["yaml"]) {
+    found[name] = "not installed"
+    for (let dir = pkgDir; ; dir = path.dirname(dir)) {
+      const meta = path.join(dir, "node_modules", name, "package.json")
+      if (fs.existsSync(meta)) {
+        found[name] = String(JSON.parse(fs.readFileSync(meta, "utf8")).version)
+        break
+      }
+      if (path.dirname(dir) === dir) break
+    }
+  }
+  return found
+}
+
 // --- requests
 class BadRequest extends Error {}
 
@@ -234,7 +252,7 @@ async function handle(text) {
       send({ error: `cannot load ${LIBRARY} from ${pkgDir || "(no path)"}: ${describe(e)}` })
       return true
     }
-    send({ protocol: PROTOCOL, port: PORT, library: LIBRARY, version: libVersion, runtime: `Node ${process.versions.node}` })
+    send({ protocol: PROTOCOL, port: PORT, library: LIBRARY, version: libVersion, runtime: `Node ${process.versions.node}`, libraries: verdictLibraries() })
     return true
   }
   if (cmd !== "run") {

@@ -1,40 +1,38 @@
 #!/usr/bin/env bash
 # Set up the JavaScript adapter: an installed or built toolnexus package for adapter.mjs.
 #
-#   setup.sh [VERSION|PATH]
+#   setup.sh VERSION|PATH     (the conventions: ../lib/setup-common.sh)
 #
-#   VERSION  an npm release of toolnexus (default: the one pinned in ./package.json)
-#            → `npm install toolnexus@VERSION` into .cache/npm-VERSION/
+#   VERSION  an npm release of toolnexus → .cache/npm-VERSION/, installed from a copy of
+#            ./package.json with its toolnexus dependency set to VERSION. The lock: that
+#            package.json's `overrides` pin the libraries that decide verdicts (`yaml`) to exact
+#            versions, and when ./package-lock.json exists and pins toolnexus VERSION, it is
+#            copied too and `npm ci` installs exactly what it lists. (It is not committed yet: npm
+#            cannot lock a package its registry does not serve; once toolnexus is on npm,
+#            `npm install --package-lock-only` in this folder writes it.)
 #   PATH     a local checkout of the toolnexus repository (its root or its js/ folder)
 #            → the js package is copied (without node_modules/ and dist/) to
-#              .cache/local-<hash of the path>/, then `npm ci` (or `npm install` when there is
-#              no package-lock.json) and `npm run build` run there. The checkout itself is never
-#              written to. A rebuild happens only when package.json, package-lock.json,
-#              tsconfig.json or src/ changed since the last build.
+#              .cache/local-<hash of the path>/, then `npm ci` (the checkout's own
+#              package-lock.json is its lock; `npm install` when there is none) and
+#              `npm run build` run there. The checkout itself is never written to. A rebuild
+#              happens only when package.json, package-lock.json, tsconfig.json or src/ changed.
 #
 # The last line on stdout is the toolnexus package folder; start the adapter with
-#   node adapters/js/adapter.mjs "$(setup.sh | tail -n1)"
+#   node adapters/js/adapter.mjs "$(setup.sh 0.20.0 | tail -n1)"
 # Idempotent: a folder that already holds the wanted build is reused without running npm.
 # On failure: exit 1 with one line on stderr naming the cause (the runner reports the port
 # `unavailable` with it); the tool output behind it is kept in .cache/setup-*.log.
 #
 # Environment: npm_config_cache (default .cache/npm).
 set -euo pipefail
+PORT=js
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/setup-common.sh"
+setup_args "$@"
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-cache="$here/.cache"
-
-die() { printf 'setup.sh (js): %s\n' "$*" >&2; exit 1; }
-
-[ "$#" -le 1 ] || die "usage: setup.sh [VERSION|PATH] (got $# arguments)"
 command -v node >/dev/null 2>&1 || die "node not found (hint: install Node.js >= 20)"
 command -v npm >/dev/null 2>&1 || die "npm not found (hint: install npm, it ships with Node.js)"
 node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 : 1)' \
   || die "node is $(node --version); the adapter needs Node.js >= 20"
-
-default_version="$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1],"utf8")).dependencies.toolnexus)' "$here/package.json")" \
-  || die "cannot read the pinned toolnexus version from $here/package.json"
-arg="${1:-$default_version}"
 
 mkdir -p "$cache" || die "cannot create $cache"
 export npm_config_cache="${npm_config_cache:-$cache/npm}"
@@ -47,9 +45,8 @@ npm_reason() {
     | grep -vE '^(code [A-Z0-9]+|[0-9]{3})? *$|^A complete log|^[0-9]{3} +Note that|^[0-9]{3} +tarball' | head -n1 || true
 }
 
-if [[ "$arg" =~ ^[0-9][0-9A-Za-z.+-]*$ ]]; then
+if [ "$mode" = version ]; then
   # --- a registry release
-  version="$arg"
   prefix="$cache/npm-$version"
   pkg="$prefix/node_modules/toolnexus"
   log="$cache/setup-npm-$version.log"
@@ -57,8 +54,17 @@ if [[ "$arg" =~ ^[0-9][0-9A-Za-z.+-]*$ ]]; then
   if ! installed; then
     : >"$log"
     mkdir -p "$prefix"
-    printf '{"private":true,"dependencies":{"toolnexus":"%s"}}\n' "$version" >"$prefix/package.json"
-    if ! (cd "$prefix" && npm install --no-save --omit=dev "toolnexus@$version") >>"$log" 2>&1; then
+    progress "installing toolnexus $version (npm)"
+    node -e 'const fs=require("fs"); const p=JSON.parse(fs.readFileSync(process.argv[1],"utf8"));
+      p.dependencies.toolnexus=process.argv[2]; fs.writeFileSync(process.argv[3], JSON.stringify(p,null,2)+"\n")' \
+      "$here/package.json" "$version" "$prefix/package.json" || die "cannot write $prefix/package.json"
+    install=(npm install --omit=dev)
+    if [ -f "$here/package-lock.json" ] && node -e 'const l=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8"));
+      process.exit(((l.packages||{})["node_modules/toolnexus"]||{}).version===process.argv[2]?0:1)' "$here/package-lock.json" "$version"; then
+      cp -- "$here/package-lock.json" "$prefix/package-lock.json"
+      install=(npm ci --omit=dev)
+    fi
+    if ! (cd "$prefix" && "${install[@]}") >>"$log" 2>&1; then
       reason="$(npm_reason "$log")"
       rm -rf -- "$prefix"
       hint=""
@@ -69,8 +75,6 @@ if [[ "$arg" =~ ^[0-9][0-9A-Za-z.+-]*$ ]]; then
   fi
 else
   # --- a local checkout
-  [ -d "$arg" ] || die "not a version and not a directory: $arg"
-  checkout="$(cd "$arg" && pwd -P)"
   if [ -f "$checkout/js/package.json" ]; then
     srcdir="$checkout/js"
   elif [ -f "$checkout/package.json" ]; then
@@ -80,13 +84,14 @@ else
   fi
   name="$(node -e 'try{console.log(JSON.parse(require("fs").readFileSync(process.argv[1],"utf8")).name)}catch{}' "$srcdir/package.json")"
   [ "$name" = toolnexus ] || die "$srcdir/package.json names package '${name:-?}', not toolnexus"
-  hash="$(printf '%s' "$srcdir" | sha256sum | cut -c1-12)"
-  pkg="$cache/local-$hash"
-  log="$cache/setup-local-$hash.log"
+  key="$(local_key "$srcdir")"
+  pkg="$cache/$key"
+  log="$cache/setup-$key.log"
   # Fingerprint of everything the build reads.
   fingerprint="$(cd "$srcdir" && find package.json package-lock.json tsconfig.json src -type f 2>/dev/null | LC_ALL=C sort | xargs -d '\n' sha256sum | sha256sum | cut -c1-64)"
   if ! { [ -f "$pkg/.skill-conform-built" ] && [ "$(cat "$pkg/.skill-conform-built")" = "$fingerprint" ] && [ -f "$pkg/dist/index.js" ]; }; then
     : >"$log"
+    progress "building toolnexus from $srcdir (npm ci + npm run build)"
     rm -rf -- "$pkg"
     mkdir -p "$pkg"
     trap 'rm -rf -- "$pkg"' EXIT

@@ -118,6 +118,17 @@ def library_version() -> str:
         return str(getattr(library(), "__version__", "unknown"))
 
 
+def verdict_libraries() -> dict[str, str]:
+    """hello's `libraries`: the versions of what decides verdicts, the YAML library first."""
+    found = {}
+    for dist in ("PyYAML",):
+        try:
+            found[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            found[dist] = "not installed"
+    return found
+
+
 # --- requests
 
 def field(req: dict[str, Any], key: str, kind: type, what: str) -> Any:
@@ -235,6 +246,7 @@ def handle(line: bytes, loop: asyncio.Runner) -> bool:
             "library": LIBRARY,
             "version": version,
             "runtime": f"{platform.python_implementation()} {platform.python_version()}",
+            "libraries": verdict_libraries(),
         })
         return True
     if cmd != "run":

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Set up the Python adapter's interpreter: a venv with the toolnexus port installed.
 #
-#   setup.sh [VERSION|PATH]
+#   setup.sh VERSION|PATH     (the conventions: ../lib/setup-common.sh)
 #
-#   VERSION  a PyPI release of toolnexus (default 0.21.0) → venv at .cache/venv-VERSION
+#   VERSION  a PyPI release of toolnexus → venv at .cache/venv-VERSION
 #   PATH     a local checkout of the toolnexus repository (or of its python/ folder)
 #            → venv at .cache/venv-local-<hash of the package folder>, `pip install -e` of
 #              PATH/python if that folder has a pyproject.toml, else of PATH itself
 #
+# Both install with `-c constraints.txt`: every third-party distribution toolnexus pulls in
+# (PyYAML first, the one that decides verdicts) is pinned there, so a new PyYAML release cannot
+# change a verdict silently. How to regenerate it: its first lines.
+#
 # The last line on stdout is the venv's python; start the adapter with
-#   "$(setup.sh | tail -n1)" adapters/python/adapter.py
+#   "$(setup.sh 0.21.0 | tail -n1)" adapters/python/adapter.py
 # Idempotent and cached: a venv that already imports the wanted toolnexus is reused without
 # running pip. On failure: exit 1 with one line on stderr naming the cause (the runner reports
 # the port `unavailable` with it); the tool output behind it is kept in .cache/setup-*.log.
@@ -17,22 +21,19 @@
 # Environment: PYTHON (interpreter to build the venv from; default: the first of python3,
 # python3.13, python3.12, python3.11 that is ≥ 3.11), PIP_CACHE_DIR (default .cache/pip).
 set -euo pipefail
-
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-cache="$here/.cache"
-default_version="0.21.0"
-
-die() { printf 'setup.sh (python): %s\n' "$*" >&2; exit 1; }
-
-[ "$#" -le 1 ] || die "usage: setup.sh [VERSION|PATH] (got $# arguments)"
-arg="${1:-$default_version}"
+PORT=python
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/setup-common.sh"
+setup_args "$@"
+constraints="$here/constraints.txt"
 
 # Fastest path, starting no interpreter: a venv this script completed earlier for exactly this
 # version (the distribution's RECORD is written last by pip). The runner calls set-up on every
 # run, so this is what it usually pays.
-if [[ "$arg" =~ ^[0-9][0-9A-Za-z.+!-]*$ ]] && [ -x "$cache/venv-$arg/bin/python" ] \
-  && compgen -G "$cache/venv-$arg/lib/python3*/site-packages/toolnexus-$arg.dist-info/RECORD" >/dev/null; then
-  printf '%s\n' "$cache/venv-$arg/bin/python"
+# The venv keeps a copy of the constraints it was installed with; another copy means pip again.
+if [ "$mode" = version ] && [ -x "$cache/venv-$version/bin/python" ] \
+  && cmp -s "$constraints" "$cache/venv-$version/constraints.txt" \
+  && compgen -G "$cache/venv-$version/lib/python3*/site-packages/toolnexus-$version.dist-info/RECORD" >/dev/null; then
+  printf '%s\n' "$cache/venv-$version/bin/python"
   exit 0
 fi
 
@@ -62,15 +63,10 @@ else
 fi
 
 # --- what to install, and where.
-if [[ "$arg" =~ ^[0-9][0-9A-Za-z.+!-]*$ ]]; then
-  mode=version
-  version="$arg"
+if [ "$mode" = version ]; then
   venv="$cache/venv-$version"
   spec="toolnexus==$version"
 else
-  mode=local
-  [ -d "$arg" ] || die "not a version and not a directory: $arg"
-  checkout="$(cd "$arg" && pwd -P)"
   if [ -f "$checkout/python/pyproject.toml" ]; then
     pkgdir="$checkout/python"
   elif [ -f "$checkout/pyproject.toml" ] || [ -f "$checkout/setup.py" ]; then
@@ -78,15 +74,14 @@ else
   else
     die "no pyproject.toml in $checkout/python or $checkout: not a toolnexus checkout"
   fi
-  hash="$(printf '%s' "$pkgdir" | "$base" -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest()[:12])')"
-  venv="$cache/venv-local-$hash"
+  venv="$cache/venv-$(local_key "$pkgdir")"
 fi
 vpy="$venv/bin/python"
 log="$cache/setup-$(basename "$venv").log"
 
 # Is the venv already right? (fast path: no pip)
 ready() {
-  [ -x "$vpy" ] || return 1
+  [ -x "$vpy" ] && cmp -s "$constraints" "$venv/constraints.txt" || return 1
   if [ "$mode" = version ]; then
     # The installed distribution's version, and a findable package (not imported: that
     # takes ~0.6 s; an import failure still surfaces at the adapter's hello).
@@ -115,12 +110,15 @@ if ! ready; then
   # Do not leave behind a venv this run created for a package that never installed.
   trap '[ -n "$fresh" ] && rm -rf -- "$venv"' EXIT
   if [ "$mode" = version ]; then
-    "$vpy" -m pip install "$spec" >>"$log" 2>&1 \
+    progress "installing toolnexus $version (pip)"
+    "$vpy" -m pip install -c "$constraints" "$spec" >>"$log" 2>&1 \
       || die "pip could not install $spec ($(grep -E '^ERROR' "$log" | tail -n1 || true)); log: $log"
   else
-    "$vpy" -m pip install -e "$pkgdir" >>"$log" 2>&1 \
+    progress "installing toolnexus from $pkgdir (pip -e)"
+    "$vpy" -m pip install -c "$constraints" -e "$pkgdir" >>"$log" 2>&1 \
       || die "pip could not install -e $pkgdir ($(grep -E '^ERROR' "$log" | tail -n1 || true)); log: $log"
   fi
+  cp -- "$constraints" "$venv/constraints.txt"
   ready || die "toolnexus installed into $venv but does not import as expected; log: $log"
   trap - EXIT
 fi

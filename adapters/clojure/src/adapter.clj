@@ -85,6 +85,17 @@
       (not-empty (System/getProperty "skillconform.toolnexus.version"))
       "unknown"))
 
+;; hello's "libraries": the versions of what decides verdicts. The port parses front matter
+;; itself; koine supplies its file-system walk (and so the discovery order).
+(defn- maven-version [group artifact]
+  (or (when-let [res (io/resource (str "META-INF/maven/" group "/" artifact "/pom.properties"))]
+        (with-open [in (.openStream res)]
+          (let [p (Properties.)] (.load p in) (.getProperty p "version"))))
+      "unknown"))
+
+(defn- verdict-libraries []
+  {"net.clojars.muthuishere/koine" (maven-version "net.clojars.muthuishere" "koine")})
+
 ;; ---------------------------------------------------------------------------
 ;; output
 
@@ -189,7 +200,8 @@
                          "version"  (library-version)
                          "runtime"  (str "Clojure " (clojure-version) " on "
                                          (System/getProperty "java.vm.name") " "
-                                         (System/getProperty "java.runtime.version"))}]
+                                         (System/getProperty "java.runtime.version"))
+                         "libraries" (verdict-libraries)}]
                 (catch Throwable t
                   (log "cannot load the library: " t)
                   (.printStackTrace t)

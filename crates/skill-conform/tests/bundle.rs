@@ -1,0 +1,140 @@
+//! `scripts/bundle.sh` builds the case bundle docs/bundle.md describes: every case with its
+//! golden, listed in index.json, checksummed, and reproducible byte for byte.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from).sort_by_file_name() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A copy of the bundle's inputs; CONTRACT.md is the real one when this checkout has it.
+fn inputs(dir: &Path) -> PathBuf {
+    let root = dir.join("repo");
+    for folder in ["conformance-fixtures", "goldens"] {
+        copy_tree(&repo().join(folder), &root.join(folder));
+    }
+    for file in ["Cargo.toml", "adapters/PROTOCOL.md", "docs/bundle.md"] {
+        std::fs::create_dir_all(root.join(file).parent().unwrap()).unwrap();
+        std::fs::copy(repo().join(file), root.join(file)).unwrap();
+    }
+    let contract = repo().join("crates/skill-ref/CONTRACT.md");
+    let text = std::fs::read_to_string(contract).unwrap_or_else(|_| "# stand-in\n".into());
+    std::fs::create_dir_all(root.join("crates/skill-ref")).unwrap();
+    std::fs::write(root.join("crates/skill-ref/CONTRACT.md"), text).unwrap();
+    root
+}
+
+/// Runs the script on `inputs` into `out`; returns (exit code, stdout, stderr).
+fn bundle(inputs: &Path, out: &Path) -> (Option<i32>, String, String) {
+    let output = Command::new("bash")
+        .arg(repo().join("scripts/bundle.sh"))
+        .arg(out)
+        .env("REPO", inputs)
+        .output()
+        .expect("bash runs");
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (
+        output.status.code(),
+        text(output.stdout),
+        text(output.stderr),
+    )
+}
+
+#[test]
+fn the_bundle_holds_every_case_with_its_golden_and_is_reproducible() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = inputs(dir.path());
+    let (code, stdout, stderr) = bundle(&inputs, &dir.path().join("a"));
+    assert_eq!(code, Some(0), "{stderr}");
+    let tarball = PathBuf::from(stdout.trim_end());
+    let name = tarball
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .trim_end_matches(".tar.gz");
+    assert!(name.starts_with("skill-conform-cases-"), "{name}");
+    let folder = tarball.with_file_name(name);
+    for file in [
+        "README.md",
+        "VERSION",
+        "CONTRACT.md",
+        "TABLE.md",
+        "FIXTURES.md",
+        "PROTOCOL.md",
+    ] {
+        assert!(folder.join(file).is_file(), "the bundle has no {file}");
+    }
+
+    let index: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("index.json")).unwrap()).unwrap();
+    let cases = index["cases"].as_array().unwrap();
+    let case_tomls = walkdir::WalkDir::new(repo().join("conformance-fixtures"))
+        .into_iter()
+        .filter(|e| e.as_ref().unwrap().file_name() == "case.toml")
+        .count();
+    assert_eq!(cases.len(), case_tomls);
+    let ids: Vec<&str> = cases.iter().map(|c| c["id"].as_str().unwrap()).collect();
+    assert!(
+        ids.windows(2).all(|w| w[0] < w[1]),
+        "index.json is not in code-point order"
+    );
+    for case in cases {
+        let id = case["id"].as_str().unwrap();
+        let golden = folder.join(case["golden"].as_str().unwrap());
+        assert_eq!(
+            std::fs::read(&golden).unwrap(),
+            std::fs::read(repo().join(format!("goldens/{id}.json"))).unwrap()
+        );
+        assert!(folder
+            .join(case["case"].as_str().unwrap())
+            .join("case.toml")
+            .is_file());
+    }
+    let pinned = cases.iter().filter(|c| c["pinned"] == true).count();
+    assert_eq!(pinned, 65, "the pinned cases today");
+
+    let status = Command::new("sha256sum")
+        .args(["-c", "--quiet", "SHA256SUMS"])
+        .current_dir(&folder)
+        .status()
+        .unwrap();
+    assert!(status.success(), "SHA256SUMS does not match the files");
+
+    let (_, again, _) = bundle(&inputs, &dir.path().join("b"));
+    let bytes = |p: &str| std::fs::read(p.trim_end()).unwrap();
+    assert!(
+        bytes(&stdout) == bytes(&again),
+        "two builds of one input differ"
+    );
+}
+
+#[test]
+fn a_missing_contract_stops_the_bundle_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = inputs(dir.path());
+    std::fs::remove_file(inputs.join("crates/skill-ref/CONTRACT.md")).unwrap();
+    let (code, stdout, stderr) = bundle(&inputs, &dir.path().join("out"));
+    assert_eq!(code, Some(1));
+    assert_eq!(stdout, "");
+    assert_eq!(
+        stderr,
+        format!(
+            "bundle.sh: missing crates/skill-ref/CONTRACT.md in {} (every bundle carries it)\n",
+            inputs.display()
+        )
+    );
+}

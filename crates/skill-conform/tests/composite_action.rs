@@ -1,0 +1,356 @@
+//! Runs `action.yml` as GitHub's runner would, without GitHub: its shell steps in order, with
+//! `${{ … }}` expressions substituted and `GITHUB_OUTPUT`, `GITHUB_STEP_SUMMARY` and
+//! `GITHUB_WORKSPACE` in a temporary directory. `uses:` steps are skipped and listed, except the
+//! artifact pair, played by a folder: upload-artifact copies `path` to `<store>/<name>`,
+//! download-artifact copies every stored artifact matching `pattern` to `<path>/<name>`.
+//! One job per port in mode `run`, then one job in mode `merge`; the merged matrix is checked.
+//!
+//! By default the ports are two stand-ins (the reference served as an adapter, no network).
+//! `SKILL_CONFORM_ACTION_PORT=python` runs the real python port instead (`.ci/run` does).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Action {
+    inputs: BTreeMap<String, Input>,
+    runs: Runs,
+}
+
+#[derive(Deserialize)]
+struct Input {
+    #[serde(default)]
+    default: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Runs {
+    using: String,
+    steps: Vec<Step>,
+}
+
+#[derive(Deserialize)]
+struct Step {
+    name: Option<String>,
+    id: Option<String>,
+    #[serde(rename = "if")]
+    condition: Option<String>,
+    uses: Option<String>,
+    run: Option<String>,
+    shell: Option<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    #[serde(default)]
+    with: BTreeMap<String, String>,
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn action_text() -> String {
+    std::fs::read_to_string(repo().join("action.yml")).expect("action.yml exists")
+}
+
+/// Where the jobs of one workflow run share things: the artifact store and the action's folder.
+struct Workflow {
+    action: Action,
+    action_path: PathBuf,
+    store: PathBuf,
+    bin: PathBuf,
+}
+
+/// One job: a fresh workspace, the inputs, the step outputs so far, what was skipped.
+struct Job<'w> {
+    workflow: &'w Workflow,
+    workspace: PathBuf,
+    summary: PathBuf,
+    inputs: BTreeMap<String, String>,
+    outputs: BTreeMap<String, BTreeMap<String, String>>,
+    skipped_uses: Vec<String>,
+    failed_step: Option<String>,
+}
+
+impl<'w> Job<'w> {
+    fn new(workflow: &'w Workflow, dir: &Path, given: &[(&str, &str)]) -> Self {
+        let workspace = dir.join("workspace");
+        std::fs::create_dir_all(&workspace).unwrap();
+        let mut inputs: BTreeMap<String, String> = (workflow.action.inputs.iter())
+            .map(|(k, v)| (k.clone(), v.default.clone().unwrap_or_default()))
+            .collect();
+        for (key, value) in given {
+            assert!(inputs.contains_key(*key), "action.yml has no input {key}");
+            inputs.insert((*key).to_owned(), (*value).to_owned());
+        }
+        Job {
+            workflow,
+            summary: dir.join("step_summary.md"),
+            workspace,
+            inputs,
+            outputs: BTreeMap::new(),
+            skipped_uses: Vec::new(),
+            failed_step: None,
+        }
+    }
+
+    /// The value of one expression; anything the action should not use panics.
+    fn expression(&self, expr: &str) -> String {
+        let parts: Vec<&str> = expr.split('.').collect();
+        match parts.as_slice() {
+            ["inputs", name] => (self.inputs.get(*name))
+                .unwrap_or_else(|| panic!("action.yml uses undeclared input {name}"))
+                .clone(),
+            ["steps", id, "outputs", key] => (self.outputs.get(*id))
+                .and_then(|o| o.get(*key))
+                .cloned()
+                .unwrap_or_default(),
+            ["github", "action_path"] => self.workflow.action_path.display().to_string(),
+            ["github", "action_ref" | "action_repository"] => String::new(),
+            ["runner", "os"] => "Linux".to_owned(),
+            ["runner", "arch"] => "X64".to_owned(),
+            _ => panic!("the test does not know the expression `{expr}`"),
+        }
+    }
+
+    fn substitute(&self, text: &str) -> String {
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(start) = rest.find("${{") {
+            let end = rest[start..].find("}}").expect("unclosed ${{") + start;
+            out.push_str(&rest[..start]);
+            out.push_str(&self.expression(rest[start + 3..end].trim()));
+            rest = &rest[end + 2..];
+        }
+        out + rest
+    }
+
+    /// `if:` conditions: terms joined by `&&`, each `always()` or `EXPR == 'literal'`.
+    fn holds(&self, condition: &Option<String>) -> bool {
+        let Some(condition) = condition else {
+            return self.failed_step.is_none();
+        };
+        let mut always = false;
+        let all = condition.split("&&").map(str::trim).all(|term| {
+            if term == "always()" {
+                always = true;
+                return true;
+            }
+            let (lhs, rhs) = term.split_once("==").expect("a == comparison");
+            self.expression(lhs.trim()) == rhs.trim().trim_matches('\'')
+        });
+        all && (always || self.failed_step.is_none())
+    }
+
+    fn run(mut self) -> Self {
+        assert_eq!(self.workflow.action.runs.using, "composite");
+        for step in &self.workflow.action.runs.steps {
+            if !self.holds(&step.condition) {
+                continue;
+            }
+            match (&step.uses, &step.run) {
+                (Some(uses), None) => self.uses(uses, &step.with),
+                (None, Some(script)) => self.shell(step, script),
+                _ => panic!("a step needs exactly one of uses and run"),
+            }
+        }
+        self
+    }
+
+    fn uses(&mut self, uses: &str, with: &BTreeMap<String, String>) {
+        let with = |key: &str| self.substitute(with.get(key).map_or("", String::as_str));
+        let store = &self.workflow.store;
+        if uses.starts_with("actions/upload-artifact@") {
+            let target = store.join(with("name"));
+            assert!(!target.exists(), "artifact {} uploaded twice", with("name"));
+            copy_tree(Path::new(&with("path")), &target);
+        } else if uses.starts_with("actions/download-artifact@") {
+            let pattern = globset::Glob::new(&with("pattern"))
+                .unwrap()
+                .compile_matcher();
+            for entry in std::fs::read_dir(store).unwrap() {
+                let name = entry.unwrap().file_name();
+                if pattern.is_match(&name) {
+                    copy_tree(&store.join(&name), &Path::new(&with("path")).join(&name));
+                }
+            }
+        } else {
+            self.skipped_uses.push(uses.to_owned());
+        }
+    }
+
+    fn shell(&mut self, step: &Step, script: &str) {
+        assert_eq!(
+            step.shell.as_deref(),
+            Some("bash"),
+            "every run step says shell: bash"
+        );
+        let output_file = self.workspace.join("../github_output");
+        std::fs::write(&output_file, "").unwrap();
+        let mut command = Command::new("bash");
+        command
+            .args(["--noprofile", "--norc", "-eo", "pipefail", "-c"])
+            .arg(self.substitute(script))
+            .current_dir(&self.workspace)
+            .env("GITHUB_OUTPUT", &output_file)
+            .env("GITHUB_STEP_SUMMARY", &self.summary)
+            .env("GITHUB_WORKSPACE", &self.workspace)
+            .env("GITHUB_ACTION_PATH", &self.workflow.action_path)
+            .env("RUNNER_TEMP", self.workspace.join("../runner_temp"))
+            .env("SKILL_CONFORM_BIN", &self.workflow.bin);
+        for (key, value) in &step.env {
+            command.env(key, self.substitute(value));
+        }
+        let name = step.name.clone().unwrap_or_default();
+        let out = command.output().expect("bash runs");
+        eprintln!("--- step `{name}`: {}", out.status);
+        eprint!("{}", String::from_utf8_lossy(&out.stderr));
+        if !out.status.success() {
+            self.failed_step = Some(name);
+        }
+        let written = std::fs::read_to_string(&output_file).unwrap();
+        if let Some(id) = &step.id {
+            let outputs = self.outputs.entry(id.clone()).or_default();
+            for line in written.lines() {
+                let (key, value) = line
+                    .split_once('=')
+                    .expect("GITHUB_OUTPUT lines are key=value");
+                outputs.insert(key.to_owned(), value.to_owned());
+            }
+        }
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from).sort_by_file_name() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A repository for the action to run in: this one's cases and goldens, and a ports.toml whose
+/// ports are the reference served as an adapter under other names.
+fn stand_in_repo(dir: &Path, ports: &[&str], bin: &Path) -> PathBuf {
+    let root = dir.join("action");
+    for folder in ["conformance-fixtures", "goldens"] {
+        copy_tree(&repo().join(folder), &root.join(folder));
+    }
+    std::fs::copy(repo().join("Cargo.lock"), root.join("Cargo.lock")).unwrap();
+    let mut toml = String::new();
+    for port in ports {
+        toml += &format!(
+            "[ports.{port}]\nlanguage = \"stand-in\"\nprobe = []\nsetup = [\"sh\", \"-c\", \"echo {{version}}\"]\n\
+             run = [{bin:?}, \"adapter\", \"--reference\"]\nversion = \"1.0.0\"\ncache_env = {{}}\ntested = true\n\n"
+        );
+    }
+    std::fs::create_dir_all(root.join("adapters/lib")).unwrap();
+    std::fs::write(root.join("adapters/ports.toml"), toml).unwrap();
+    root
+}
+
+/// What one workflow run left: each port job's summary and skipped `uses:`, the merge job.
+struct Outcome {
+    port_summaries: Vec<String>,
+    port_skipped: Vec<Vec<String>>,
+    merge_failed: Option<String>,
+    merge_summary: String,
+}
+
+/// Runs one job per port in mode `run`, then one in mode `merge`, with `action_yml` as the action.
+fn run_workflow(action_yml: &str, ports: &[&str], real_repo: bool) -> Outcome {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_skill-conform"));
+    let action_path = match real_repo {
+        true => repo().canonicalize().unwrap(),
+        false => stand_in_repo(dir.path(), ports, &bin),
+    };
+    let workflow = Workflow {
+        action: serde_yaml_ng::from_str(action_yml).expect("action.yml parses"),
+        action_path,
+        store: dir.path().join("artifacts"),
+        bin,
+    };
+    std::fs::create_dir_all(&workflow.store).unwrap();
+    let (mut port_summaries, mut port_skipped) = (Vec::new(), Vec::new());
+    for port in ports {
+        let job_dir = dir.path().join(format!("job-{port}"));
+        let job = Job::new(&workflow, &job_dir, &[("port", port)]).run();
+        assert_eq!(job.failed_step, None, "the {port} job failed");
+        port_summaries.push(std::fs::read_to_string(&job.summary).unwrap());
+        port_skipped.push(job.skipped_uses);
+    }
+    let merge_dir = dir.path().join("job-merge");
+    let merge = Job::new(&workflow, &merge_dir, &[("mode", "merge")]).run();
+    Outcome {
+        port_summaries,
+        port_skipped,
+        merge_failed: merge.failed_step,
+        merge_summary: std::fs::read_to_string(&merge.summary).unwrap_or_default(),
+    }
+}
+
+#[test]
+fn each_port_job_reports_and_the_merge_job_builds_one_matrix() {
+    let python = std::env::var("SKILL_CONFORM_ACTION_PORT").is_ok_and(|p| p == "python");
+    let ports: &[&str] = if python {
+        &["python"]
+    } else {
+        &["standin-a", "standin-b"]
+    };
+    let outcome = run_workflow(&action_text(), ports, python);
+    for (port, summary) in ports.iter().zip(&outcome.port_summaries) {
+        assert!(
+            summary.contains(&format!("**{port}** 65/65")),
+            "{port}'s job summary:\n{summary}"
+        );
+    }
+    for skipped in &outcome.port_skipped {
+        // Set up by the caller or by GitHub: the port's set-up cache. (The build cache and the
+        // Rust toolchain are not needed: the binary is preinstalled.)
+        assert_eq!(skipped, &["actions/cache@v4"]);
+    }
+    assert_eq!(outcome.merge_failed, None);
+    let matrix = &outcome.merge_summary;
+    assert!(
+        matrix.starts_with("# skill-conform: cross-port matrix\n"),
+        "{matrix}"
+    );
+    assert!(matrix.contains("| reference | "), "{matrix}");
+    for port in ports {
+        assert!(
+            matrix.contains(&format!("| {port} | ")),
+            "no row for {port}:\n{matrix}"
+        );
+    }
+    let rows = matrix.lines().filter(|l| l.ends_with(" | 65/65 |")).count();
+    assert_eq!(rows, ports.len() + 1, "{matrix}");
+}
+
+#[test]
+fn renaming_the_artifact_on_either_side_breaks_the_merge() {
+    let text = action_text();
+    let upload = "name: skill-conform-report-${{ inputs.port }}";
+    let download = "pattern: skill-conform-report-*";
+    assert!(text.contains(upload) && text.contains(download));
+    for (side, renamed) in [
+        (
+            "upload",
+            text.replace(upload, "name: skill-conform-${{ inputs.port }}"),
+        ),
+        ("download", text.replace(download, "pattern: report-*")),
+    ] {
+        let outcome = run_workflow(&renamed, &["standin-a"], false);
+        assert_eq!(
+            outcome.merge_failed.as_deref(),
+            Some("merge the reports into one matrix"),
+            "renaming the artifact on the {side} side went unnoticed"
+        );
+    }
+}
