@@ -1,4 +1,4 @@
-//! YAML first (contract §4.1–4.3): a real YAML parse, then `name` and `description` read as
+//! YAML first (`TN-YAML-1` to `TN-YAML-3`): a real YAML parse, then `name` and `description` read as
 //! written.
 //!
 //! Two passes over the same block. The first, into `serde_yaml_ng::Value`, decides whether the
