@@ -112,6 +112,8 @@ mutants! {
         "a frontmatter that parses to a non-mapping is `malformed-frontmatter`";
     CrlfBodyNormalised = "crlf-body-normalised", Proposal, "TN-READ-5",
         "CRLF line breaks in the body become LF";
+    FileLinksIgnored = "file-links-ignored", Pinned, "TN-DISC-1",
+        "a symlink to a file is not followed, so a linked `SKILL.md` (or sample file) is not seen";
     BreadthFirstWalk = "breadth-first-walk", Proposal, "TN-DISC-7",
         "the walk reads directories first-in-first-out (breadth first), so another alias wins across parents";
     NameAsPath = "name-as-path", Proposal, "TN-TOOL-7",

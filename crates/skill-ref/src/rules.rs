@@ -43,6 +43,19 @@ impl Rule {
     }
 }
 
+/// `TN-DISC-5 (pinned): The first candidate … — crates/skill-ref/CONTRACT.md#TN-DISC-5`: the one
+/// line a failure block or `explain` can print for a rule.
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let status = if self.pinned { "pinned" } else { "proposed" };
+        write!(
+            f,
+            "{} ({status}): {} — {}",
+            self.id, self.statement, self.anchor
+        )
+    }
+}
+
 /// A rule line of `CONTRACT.md` that does not follow the format.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("CONTRACT.md line {line}: {problem}")]
@@ -186,6 +199,14 @@ mod tests {
             Box::leak(format!("<a id=\"{a}\"></a>\ntext\n").into_boxed_str());
         assert!(parse(missing).is_err());
         assert!(!parse(rule(&a, &a, "proposed")).unwrap()[0].pinned);
+    }
+
+    #[test]
+    fn a_rule_displays_as_one_line_with_its_anchor() {
+        let line = lookup("TN-DISC-7").unwrap().to_string();
+        assert!(line.starts_with("TN-DISC-7 (proposed): When one real directory"));
+        assert!(line.ends_with(" — crates/skill-ref/CONTRACT.md#TN-DISC-7"));
+        assert!(!line.contains('\n'));
     }
 
     #[test]

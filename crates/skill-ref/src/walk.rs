@@ -106,7 +106,9 @@ impl Walker {
                             Ok(real) => Kind::Dir { real },
                             Err(_) => Kind::Other,
                         },
-                        Ok(meta) if meta.is_file() => Kind::File,
+                        Ok(meta) if meta.is_file() && !self.config.is(Mutant::FileLinksIgnored) => {
+                            Kind::File
+                        }
                         _ => Kind::Other,
                     }
                 } else if file_type.is_dir() {

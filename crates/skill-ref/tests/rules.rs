@@ -762,6 +762,11 @@ const CHECKS: &[RuleCheck] = &[
         mutants: &[],
     },
     RuleCheck {
+        rules: &["TN-DISC-1", "TN-DISC-3"],
+        check: more::disc1_file_links_are_followed_and_broken_links_ignored,
+        mutants: &[Mutant::FileLinksIgnored],
+    },
+    RuleCheck {
         rules: &["TN-DISC-7"],
         check: more::disc7_aliases_across_parents_and_depths,
         mutants: &[Mutant::BreadthFirstWalk],

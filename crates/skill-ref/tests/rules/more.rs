@@ -16,6 +16,19 @@ pub fn in4_other_negative_limits_are_refused(_: &Config) -> Result<(), String> {
     Ok(())
 }
 
+pub fn disc1_file_links_are_followed_and_broken_links_ignored(c: &Config) -> Result<(), String> {
+    let t = Tree::new();
+    t.file("r/commands/story.md", "---\nname: story\n---\nBody.\n")
+        .link("r/agents/story/SKILL.md", "../../commands/story.md")
+        .link("r/gone/SKILL.md", "../nowhere/SKILL.md");
+    ensure_eq!(
+        locations(c, &t),
+        vec![pair("story", "r/agents/story/SKILL.md")]
+    );
+    ensure_eq!(skips(c, &t, &["r"]).len(), 0);
+    Ok(())
+}
+
 pub fn disc7_aliases_across_parents_and_depths(c: &Config) -> Result<(), String> {
     let t = Tree::new();
     t.skill("r/team/skills/x", "x")
