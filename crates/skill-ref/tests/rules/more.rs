@@ -39,6 +39,10 @@ pub fn disc7_aliases_across_parents_and_depths(c: &Config) -> Result<(), String>
     );
     ensure_eq!(skips(c, &t, &["r"]).len(), 0);
     let t = Tree::new();
+    t.skill("r/pdf-official", "pdf")
+        .link("r/pdf", "pdf-official");
+    ensure_eq!(locations(c, &t), vec![pair("pdf", "r/pdf/SKILL.md")]);
+    let t = Tree::new();
     t.skill("r/a/x", "x").link("r/z/deep/x", "../../a/x");
     ensure_eq!(locations(c, &t), vec![pair("x", "r/z/deep/x/SKILL.md")]);
     let t = Tree::new();
