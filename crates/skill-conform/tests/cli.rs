@@ -60,7 +60,7 @@ fn a_bad_manifest_names_the_file_and_the_field() {
     std::fs::create_dir_all(case.join("skills/x")).unwrap();
     std::fs::write(
         case.join("case.toml"),
-        "summary = \"s\"\npinnedd = true\nrules = [\"§4\"]\n",
+        "summary = \"s\"\npinnedd = true\nrules = [\"TN-YAML-1\"]\n",
     )
     .unwrap();
     std::fs::create_dir_all(tmp.path().join("goldens")).unwrap();

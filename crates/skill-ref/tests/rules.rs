@@ -58,7 +58,7 @@ fn pair(a: &str, b: &str) -> (String, String) {
     (a.to_owned(), b.to_owned())
 }
 
-// §1 ---------------------------------------------------------------------------------------
+// TN-IN -----------------------------------------------------------------------------------------
 
 fn s1_roots_are_absolutised_and_normalised_without_resolving_links(
     c: &Config,
@@ -182,7 +182,7 @@ fn s1_skip_reasons_are_spelled_exactly(_: &Config) -> Result<(), String> {
     Ok(())
 }
 
-// §2 ---------------------------------------------------------------------------------------
+// TN-DISC ---------------------------------------------------------------------------------------
 
 fn s2_depth_beats_code_point(c: &Config) -> Result<(), String> {
     let t = Tree::new();
@@ -303,7 +303,7 @@ fn s2_of_two_aliases_the_one_registered_first_is_walked(c: &Config) -> Result<()
     Ok(())
 }
 
-// §3 ---------------------------------------------------------------------------------------
+// TN-READ ---------------------------------------------------------------------------------------
 
 fn one_file(
     c: &Config,
@@ -384,7 +384,7 @@ fn s3_invalid_utf8_and_io_errors_are_unreadable(c: &Config) -> Result<(), String
     Ok(())
 }
 
-// §4 ---------------------------------------------------------------------------------------
+// TN-YAML, TN-RESC----------------------------------------------------------------------------------
 
 fn description(c: &Config, frontmatter: &str) -> Result<Option<String>, SkipReason> {
     one_file(c, format!("---\n{frontmatter}\n---\nbody").as_bytes()).map(|o| o.1)
@@ -481,7 +481,7 @@ fn s4_values_are_trimmed(c: &Config) -> Result<(), String> {
     Ok(())
 }
 
-// §5 ---------------------------------------------------------------------------------------
+// TN-TOOL ---------------------------------------------------------------------------------------
 
 fn s5_block_is_byte_exact_with_percent_encoded_base(c: &Config) -> Result<(), String> {
     let t = Tree::new();
@@ -507,7 +507,7 @@ fn s5_block_is_byte_exact_with_percent_encoded_base(c: &Config) -> Result<(), St
     Ok(())
 }
 
-// §6 ---------------------------------------------------------------------------------------
+// TN-SAMP ---------------------------------------------------------------------------------------
 
 fn sample(c: &Config, files: &[&str], limit: i64) -> Vec<String> {
     let t = Tree::new();
@@ -561,7 +561,7 @@ fn s6_dotfiles_git_file_nested_skills(c: &Config) -> Result<(), String> {
     Ok(())
 }
 
-// §7 ---------------------------------------------------------------------------------------
+// TN-PROMPT -------------------------------------------------------------------------------------
 
 fn s7_prompt_lists_described_skills_in_name_order(c: &Config) -> Result<(), String> {
     let t = Tree::new();
