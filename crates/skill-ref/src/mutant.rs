@@ -114,6 +114,8 @@ mutants! {
         "CRLF line breaks in the body become LF";
     FileLinksIgnored = "file-links-ignored", Pinned, "TN-DISC-1",
         "a symlink to a file is not followed, so a linked `SKILL.md` (or sample file) is not seen";
+    MergeKeysApplied = "merge-keys-applied", Proposal, "TN-YAML-8",
+        "`<<` merge keys are applied (YAML 1.1), so a name can arrive through a merge";
     BreadthFirstWalk = "breadth-first-walk", Proposal, "TN-DISC-7",
         "the walk reads directories first-in-first-out (breadth first), so another alias wins across parents";
     NameAsPath = "name-as-path", Proposal, "TN-TOOL-7",

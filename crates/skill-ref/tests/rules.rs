@@ -794,7 +794,7 @@ const CHECKS: &[RuleCheck] = &[
     RuleCheck {
         rules: &["TN-YAML-8"],
         check: more::yaml8_merge_key_is_an_ordinary_key,
-        mutants: &[],
+        mutants: &[Mutant::MergeKeysApplied],
     },
     RuleCheck {
         rules: &["TN-YAML-9"],
