@@ -9,7 +9,7 @@
 //! - **runner**: `skill-conform run --port PORT` as a child process, wall clock: resolving and
 //!   setting up the port, planning (the reference over every case for the load lists), a
 //!   sandbox per case, the smoke pair, the requests (four in flight), judging, four report
-//!   files. Target (architecture.md): ≤ 1.10 × piped. Timed again with `TMPDIR=/tmp`, which
+//!   files. Target (docs/architecture.md): ≤ 1.10 × piped. Timed again with `TMPDIR=/tmp`, which
 //!   puts the sandboxes on disk instead of `/dev/shm`.
 //!   Two of its fixed costs are timed alone: the port's set-up command (`setup.sh`, which
 //!   checks the cached venv) and planning (`skill-conform run --port PORT -- --list`); what

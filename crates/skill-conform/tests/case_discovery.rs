@@ -5,7 +5,7 @@ use std::path::Path;
 
 use skill_conform::case::{discover, CaseError, CaseSelector};
 
-const MINIMAL: &str = "summary = \"s\"\npinned = true\nrules = [\"§4\"]\n";
+const MINIMAL: &str = "summary = \"s\"\npinned = true\nrules = [\"TN-YAML-1\"]\n";
 
 fn write(path: &Path, text: &str) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -89,7 +89,7 @@ fn bad_manifest_names_the_file() {
     let dir = tree(&["frontmatter/plain"]);
     write(
         &dir.path().join("frontmatter/plain/case.toml"),
-        "summary = \"s\"\npinnedd = true\nrules = [\"§4\"]\n",
+        "summary = \"s\"\npinnedd = true\nrules = [\"TN-YAML-1\"]\n",
     );
     let message = discover(dir.path()).unwrap_err().to_string();
     assert!(

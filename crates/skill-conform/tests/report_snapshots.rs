@@ -19,7 +19,7 @@ use skill_conform::session::{Fault, FaultEvidence, FaultKind, Phase, StderrTail}
 use skill_ref::canonical::to_canonical_string;
 
 const SANDBOX_DIR: &str = "/tmp/skill-conform-sandbox.Xy12";
-const REPO_DIR: &str = "/work/checkout";
+const REPO_DIR: &str = "/checkout/skill-conform";
 
 fn id(text: &str) -> CaseId {
     CaseId::parse(text).unwrap()

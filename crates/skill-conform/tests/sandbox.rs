@@ -13,7 +13,7 @@ fn write(path: &Path, text: &str) {
 
 /// A case directory with `extra` appended to a minimal `case.toml`.
 fn case(dir: &Path, extra: &str) -> CaseSpec {
-    let text = format!("summary = \"s\"\npinned = true\nrules = [\"§2\"]\n{extra}");
+    let text = format!("summary = \"s\"\npinned = true\nrules = [\"TN-DISC-4\"]\n{extra}");
     write(&dir.join("case.toml"), &text);
     CaseSpec::parse(CaseId::new("g", "c").unwrap(), dir.to_owned(), &text).unwrap()
 }

@@ -1,4 +1,4 @@
-//! The `<skill_files>` sample (contract §6, A24–A28): collect every regular file under the skill
+//! The `<skill_files>` sample (`TN-SAMP-*`): collect every regular file under the skill
 //! directory, sort by the path relative to it in code-point order, then cap.
 
 use std::path::{Path, PathBuf};

@@ -1,4 +1,4 @@
-//! Discovery and de-duplication (contract §2): candidates in depth-then-code-point order per
+//! Discovery and de-duplication (`TN-DISC-4`, `TN-DISC-5`): candidates in depth-then-code-point order per
 //! root, roots in caller order, the first candidate with a name wins.
 
 use std::cmp::Ordering;

@@ -1,18 +1,22 @@
 //! The reference SKILL.md loader: toolnexus's skill-loader contract in code.
 //!
-//! Every golden of skill-conform comes from this crate, so it follows `contract.md` rule for
-//! rule; each section maps to a module:
+//! Every golden of skill-conform comes from this crate, so it follows `CONTRACT.md` (beside
+//! this crate) rule for rule; [`rules`] is the registry of those rules, parsed from that file.
+//! Each part of the contract maps to a module:
 //!
-//! | contract | module |
-//! |---|---|
-//! | §1 inputs and outputs | [`Options`], [`SampleLimit`], [`Filter`], [`output`], [`roots`] |
-//! | §2 discovery, order, first wins | [`walk`], [`inventory`], [`order`] |
-//! | §3 reading and the fence | [`frontmatter`] |
-//! | §4 YAML first, then the rescue | [`frontmatter::yaml`], [`frontmatter::rescue`] |
-//! | §5 the skill tool output | [`skill_block`], [`tool_declaration`] |
-//! | §6 the `<skill_files>` sample | [`files_sample`] |
-//! | §7 the prompt | [`prompt`] |
-//! | §8 what is compared | [`output`], [`canonical`] (normalisation lives in skill-conform) |
+//! | contract | rules | module |
+//! |---|---|---|
+//! | 1 inputs and outputs | `TN-IN-*` | [`Options`], [`SampleLimit`], [`Filter`], [`output`], [`roots`] |
+//! | 2 discovery, order, first wins | `TN-DISC-*` | [`walk`], [`inventory`], [`order`] |
+//! | 3 reading and the fence | `TN-READ-*` | [`frontmatter`] |
+//! | 4 YAML first | `TN-YAML-*` | [`frontmatter::yaml`] |
+//! | 5 the rescue | `TN-RESC-*` | [`frontmatter::rescue`] |
+//! | 6 the skill tool | `TN-TOOL-*` | [`skill_block`], [`tool_declaration`] |
+//! | 7 the `<skill_files>` sample | `TN-SAMP-*` | [`files_sample`] |
+//! | 8 the prompt | `TN-PROMPT-*` | [`prompt`] |
+//!
+//! What the harness compares (normalisation, ordering of the inventory) lives in skill-conform;
+//! [`canonical`] writes the JSON it compares.
 //!
 //! The loader reads the tree and nothing else: it prints nothing and returns its warnings
 //! ([`Source::warnings`]) as data. [`mutant`] holds deliberately wrong variants used to prove
@@ -33,6 +37,7 @@ pub mod order;
 pub mod output;
 pub mod prompt;
 pub mod roots;
+pub mod rules;
 pub mod skill_block;
 pub mod walk;
 
@@ -48,10 +53,10 @@ use walk::Walker;
 /// The contract revision this loader implements; goldens record it in `goldens/VERSION`.
 pub const CONTRACT_REVISION: &str = "toolnexus-issue93-adr0028-r1";
 
-/// The `skill` tool's description (SPEC §3, three paragraphs).
+/// The `skill` tool's description (`TN-TOOL-6`, three paragraphs).
 pub const SKILL_TOOL_DESCRIPTION: &str = "Load a specialized skill when the task at hand matches one of the skills listed in the system prompt.\n\nUse this tool to inject the skill's instructions and resources into current conversation. The output may contain detailed workflow guidance as well as references to scripts, files, etc in the same directory as the skill.\n\nThe skill name must match one of the skills listed in your system prompt.";
 
-/// How many files the sample lists (contract §1).
+/// How many files the sample lists (`TN-IN-3`, `TN-IN-4`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SampleLimit {
     /// `0`: the default cap of ten.
@@ -91,7 +96,7 @@ impl SampleLimit {
     }
 }
 
-/// The filter: name → keep (contract §1). Empty keeps all; any `true` makes an allowlist of the
+/// The filter: name → keep (`TN-IN-5`). Empty keeps all; any `true` makes an allowlist of the
 /// true names; only `false` entries make a drop-list.
 pub type Filter = BTreeMap<String, bool>;
 
@@ -222,7 +227,12 @@ impl Source {
 
     /// Calls the `skill` tool with `name`.
     pub fn execute(&self, name: &str) -> Load {
-        let Some(&index) = self.by_name.get(name) else {
+        let key = if self.config.is(Mutant::NameAsPath) {
+            mutant::name_as_path(name)
+        } else {
+            name.to_owned()
+        };
+        let Some(&index) = self.by_name.get(&key) else {
             return Load {
                 name: name.to_owned(),
                 is_error: true,
@@ -290,7 +300,7 @@ impl Source {
     }
 }
 
-/// The `skill` tool's declaration (SPEC §3).
+/// The `skill` tool's declaration (`TN-TOOL-6`).
 pub fn tool_declaration() -> ToolDeclaration {
     ToolDeclaration {
         name: "skill".to_owned(),

@@ -1,4 +1,4 @@
-//! Text order: plain Unicode code points (contract §2, A1c).
+//! Text order: plain Unicode code points (`TN-DISC-4`).
 //!
 //! Every ordering in the contract — candidates, the sample, the prompt, the not-found list —
 //! compares strings by code point. Rust's `str` order is UTF-8 byte order, which is exactly

@@ -1,4 +1,4 @@
-//! The prompt (contract §7, A22): the described skills after the filter, in name order.
+//! The prompt (`TN-PROMPT-1`): the described skills after the filter, in name order.
 
 /// The line used when no loaded skill has a description.
 pub const NO_SKILLS: &str = "No skills are currently available.";

@@ -1,4 +1,4 @@
-//! Roots: absolutised and lexically normalised, never resolved through symlinks (contract §1).
+//! Roots: absolutised and lexically normalised, never resolved through symlinks (`TN-IN-1`).
 
 use std::path::{Component, Path, PathBuf};
 
@@ -33,10 +33,10 @@ mod tests {
 
     #[test]
     fn absolutises_and_removes_dot_segments_lexically() {
-        let cwd = Path::new("/work/here");
+        let cwd = Path::new("/srv/here");
         assert_eq!(
             normalize_root(Path::new("skills"), cwd),
-            Path::new("/work/here/skills")
+            Path::new("/srv/here/skills")
         );
         assert_eq!(
             normalize_root(Path::new("/t/x/../x/./y/"), cwd),
@@ -44,7 +44,7 @@ mod tests {
         );
         assert_eq!(
             normalize_root(Path::new("../up"), cwd),
-            Path::new("/work/up")
+            Path::new("/srv/up")
         );
         assert_eq!(normalize_root(Path::new("/../a"), cwd), Path::new("/a"));
     }

@@ -1,4 +1,4 @@
-//! The `skill` tool's output (contract §5): the byte-exact skill block, its percent-encoded
+//! The `skill` tool's output (`TN-TOOL-*`): the byte-exact skill block, its percent-encoded
 //! `file://` base, and the not-found text.
 
 use std::path::{Path, PathBuf};

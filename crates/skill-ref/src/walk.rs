@@ -1,4 +1,4 @@
-//! The directory walk shared by discovery (contract §2) and the `<skill_files>` sample (§6).
+//! The directory walk shared by discovery (`TN-DISC-*`) and the `<skill_files>` sample (`TN-SAMP-*`).
 //!
 //! Both walks read each directory's entries sorted by name in code-point order, follow symlinks
 //! to decide file versus directory (ignoring entries whose stat fails), skip directories named
@@ -106,7 +106,9 @@ impl Walker {
                             Ok(real) => Kind::Dir { real },
                             Err(_) => Kind::Other,
                         },
-                        Ok(meta) if meta.is_file() => Kind::File,
+                        Ok(meta) if meta.is_file() && !self.config.is(Mutant::FileLinksIgnored) => {
+                            Kind::File
+                        }
                         _ => Kind::Other,
                     }
                 } else if file_type.is_dir() {
@@ -163,7 +165,12 @@ impl Walker {
         }
         let mut stack: Vec<(PathBuf, PathBuf, String)> =
             vec![(start.to_path_buf(), start_real, String::new())];
-        while let Some((dir, real, prefix)) = stack.pop() {
+        let breadth_first = self.config.is(Mutant::BreadthFirstWalk);
+        while let Some((dir, real, prefix)) = if breadth_first && !stack.is_empty() {
+            Some(stack.remove(0))
+        } else {
+            stack.pop()
+        } {
             let listing = self.list(&dir, &real);
             let mut subdirs = Vec::new();
             for entry in &listing.entries {

@@ -1,4 +1,4 @@
-//! The 17 issue-93 shapes of contract §4, asserted on exact descriptions and skip reasons:
+//! The 17 issue-93 shapes of `TN-YAML-1` (CONTRACT.md), asserted on exact descriptions and skip reasons:
 //! 14 accepted, 3 `missing-name`, no `malformed-frontmatter`.
 
 mod common;

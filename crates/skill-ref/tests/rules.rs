@@ -1,4 +1,4 @@
-//! One check per contract rule, named by its section. Each check runs against the correct
+//! One check per contract rule, citing the rule ids of `CONTRACT.md` it checks. Each check runs against the correct
 //! loader (it must pass) and against the mutants that break its rule (it must fail): the
 //! mutation habit, kept as a test so a check that stops discriminating is noticed.
 
@@ -8,6 +8,14 @@ use common::{load, options, output, rel, Tree};
 use skill_ref::{Config, Mutant, SampleLimit, SkipReason};
 
 type Check = fn(&Config) -> Result<(), String>;
+
+/// One rule check: the `CONTRACT.md` ids it checks (the id-coverage test reads these), the
+/// check, and the mutants that must make it fail.
+struct RuleCheck {
+    rules: &'static [&'static str],
+    check: Check,
+    mutants: &'static [Mutant],
+}
 
 macro_rules! ensure_eq {
     ($actual:expr, $expected:expr) => {{
@@ -43,11 +51,14 @@ fn skips(config: &Config, tree: &Tree, roots: &[&str]) -> Vec<(String, SkipReaso
         .collect()
 }
 
+#[path = "rules/more.rs"]
+mod more;
+
 fn pair(a: &str, b: &str) -> (String, String) {
     (a.to_owned(), b.to_owned())
 }
 
-// §1 ---------------------------------------------------------------------------------------
+// TN-IN -----------------------------------------------------------------------------------------
 
 fn s1_roots_are_absolutised_and_normalised_without_resolving_links(
     c: &Config,
@@ -171,7 +182,7 @@ fn s1_skip_reasons_are_spelled_exactly(_: &Config) -> Result<(), String> {
     Ok(())
 }
 
-// §2 ---------------------------------------------------------------------------------------
+// TN-DISC ---------------------------------------------------------------------------------------
 
 fn s2_depth_beats_code_point(c: &Config) -> Result<(), String> {
     let t = Tree::new();
@@ -292,7 +303,7 @@ fn s2_of_two_aliases_the_one_registered_first_is_walked(c: &Config) -> Result<()
     Ok(())
 }
 
-// §3 ---------------------------------------------------------------------------------------
+// TN-READ ---------------------------------------------------------------------------------------
 
 fn one_file(
     c: &Config,
@@ -373,7 +384,7 @@ fn s3_invalid_utf8_and_io_errors_are_unreadable(c: &Config) -> Result<(), String
     Ok(())
 }
 
-// §4 ---------------------------------------------------------------------------------------
+// TN-YAML, TN-RESC----------------------------------------------------------------------------------
 
 fn description(c: &Config, frontmatter: &str) -> Result<Option<String>, SkipReason> {
     one_file(c, format!("---\n{frontmatter}\n---\nbody").as_bytes()).map(|o| o.1)
@@ -470,7 +481,7 @@ fn s4_values_are_trimmed(c: &Config) -> Result<(), String> {
     Ok(())
 }
 
-// §5 ---------------------------------------------------------------------------------------
+// TN-TOOL ---------------------------------------------------------------------------------------
 
 fn s5_block_is_byte_exact_with_percent_encoded_base(c: &Config) -> Result<(), String> {
     let t = Tree::new();
@@ -496,7 +507,7 @@ fn s5_block_is_byte_exact_with_percent_encoded_base(c: &Config) -> Result<(), St
     Ok(())
 }
 
-// §6 ---------------------------------------------------------------------------------------
+// TN-SAMP ---------------------------------------------------------------------------------------
 
 fn sample(c: &Config, files: &[&str], limit: i64) -> Vec<String> {
     let t = Tree::new();
@@ -550,7 +561,7 @@ fn s6_dotfiles_git_file_nested_skills(c: &Config) -> Result<(), String> {
     Ok(())
 }
 
-// §7 ---------------------------------------------------------------------------------------
+// TN-PROMPT -------------------------------------------------------------------------------------
 
 fn s7_prompt_lists_described_skills_in_name_order(c: &Config) -> Result<(), String> {
     let t = Tree::new();
@@ -577,164 +588,264 @@ fn s7_prompt_lists_described_skills_in_name_order(c: &Config) -> Result<(), Stri
     Ok(())
 }
 
-/// Every check, and the mutants that must make it fail.
-const CHECKS: &[(&str, Check, &[Mutant])] = &[
-    (
-        "§1 roots",
-        s1_roots_are_absolutised_and_normalised_without_resolving_links,
-        &[],
-    ),
-    (
-        "§1 missing root",
-        s1_a_missing_root_warns_and_skips_nothing,
-        &[],
-    ),
-    (
-        "§1 sample limit",
-        s1_sample_limit_zero_n_and_minus_one,
-        &[Mutant::SampleLimitIgnored],
-    ),
-    (
-        "§1 filter",
-        s1_filter_allowlist_droplist_unknown_and_unfiltered_inventory,
-        &[Mutant::FilterInventory, Mutant::NotFoundUnfiltered],
-    ),
-    ("§1 reasons", s1_skip_reasons_are_spelled_exactly, &[]),
-    (
-        "§2 depth",
-        s2_depth_beats_code_point,
-        &[Mutant::NoDepthRule],
-    ),
-    (
-        "§2 code points",
-        s2_code_points_not_utf16_not_locale_not_case_folded,
-        &[Mutant::Utf16Order, Mutant::CaseFoldedOrder],
-    ),
-    (
-        "§2 exclusions",
-        s2_node_modules_and_git_directories_are_not_walked,
-        &[Mutant::NodeModulesWalked, Mutant::GitDirWalked],
-    ),
-    (
-        "§2 SKILL.md",
-        s2_only_exact_skill_md_is_a_candidate,
-        &[Mutant::SkillMdCaseInsensitive],
-    ),
-    (
-        "§2 first wins",
-        s2_first_wins_and_later_copies_are_duplicate_skips_in_candidate_order,
-        &[Mutant::LastDuplicateWins],
-    ),
-    (
-        "§2 root order",
-        s2_roots_in_caller_order,
-        &[Mutant::LastDuplicateWins],
-    ),
-    (
-        "§2 cycle",
-        s2_cycle_guard_walks_a_link_to_the_root_once,
-        &[],
-    ),
-    (
-        "§2 aliases",
-        s2_of_two_aliases_the_one_registered_first_is_walked,
-        &[Mutant::ReverseDirectoryReads],
-    ),
-    (
-        "§3 fence",
-        s3_fence_and_missing_name_without_one,
-        &[Mutant::MalformedForNoFence],
-    ),
-    ("§3 BOM", s3_bom_is_removed, &[Mutant::NoBomStrip]),
-    (
-        "§3 CRLF body",
-        s3_body_keeps_crlf,
-        &[Mutant::CrlfBodyNormalised],
-    ),
-    (
-        "§3 unreadable",
-        s3_invalid_utf8_and_io_errors_are_unreadable,
-        &[],
-    ),
-    (
-        "§4 comment tail",
-        s4_yaml_first_comment_tail_is_dropped,
-        &[Mutant::KeepHashTail, Mutant::RescueFirst],
-    ),
-    (
-        "§4 escapes",
-        s4_yaml_first_escapes_apply,
-        &[Mutant::RescueFirst],
-    ),
-    ("§4 rescue", s4_rescue_takes_the_rest_of_the_line, &[]),
-    (
-        "§4 refusals",
-        s4_rescue_refuses_openers,
-        &[Mutant::RescueAnyOpener],
-    ),
-    (
-        "§4 first accepted",
-        s4_refused_value_does_not_use_up_the_key,
-        &[Mutant::RefusedUsesKey],
-    ),
-    (
-        "§4 quotes",
-        s4_rescue_strips_one_quote_pair,
-        &[Mutant::RescueKeepsQuotes],
-    ),
-    ("§4 nulls", s4_plain_null_is_absent, &[Mutant::NullIsString]),
-    (
-        "§4 reasons",
-        s4_reasons_malformed_only_when_yaml_failed,
-        &[Mutant::MalformedForNonMapping],
-    ),
-    ("§4 trim", s4_values_are_trimmed, &[Mutant::NoTrim]),
-    (
-        "§5 block",
-        s5_block_is_byte_exact_with_percent_encoded_base,
-        &[
+/// Every check, the contract rules it checks, and the mutants that must make it fail.
+const CHECKS: &[RuleCheck] = &[
+    RuleCheck {
+        rules: &["TN-IN-1"],
+        check: s1_roots_are_absolutised_and_normalised_without_resolving_links,
+        mutants: &[],
+    },
+    RuleCheck {
+        rules: &["TN-IN-2"],
+        check: s1_a_missing_root_warns_and_skips_nothing,
+        mutants: &[],
+    },
+    RuleCheck {
+        rules: &["TN-IN-3"],
+        check: s1_sample_limit_zero_n_and_minus_one,
+        mutants: &[Mutant::SampleLimitIgnored],
+    },
+    RuleCheck {
+        rules: &["TN-IN-5", "TN-TOOL-4"],
+        check: s1_filter_allowlist_droplist_unknown_and_unfiltered_inventory,
+        mutants: &[Mutant::FilterInventory, Mutant::NotFoundUnfiltered],
+    },
+    RuleCheck {
+        rules: &["TN-IN-6"],
+        check: s1_skip_reasons_are_spelled_exactly,
+        mutants: &[],
+    },
+    RuleCheck {
+        rules: &["TN-DISC-4"],
+        check: s2_depth_beats_code_point,
+        mutants: &[Mutant::NoDepthRule],
+    },
+    RuleCheck {
+        rules: &["TN-DISC-4"],
+        check: s2_code_points_not_utf16_not_locale_not_case_folded,
+        mutants: &[Mutant::Utf16Order, Mutant::CaseFoldedOrder],
+    },
+    RuleCheck {
+        rules: &["TN-DISC-2"],
+        check: s2_node_modules_and_git_directories_are_not_walked,
+        mutants: &[Mutant::NodeModulesWalked, Mutant::GitDirWalked],
+    },
+    RuleCheck {
+        rules: &["TN-DISC-3"],
+        check: s2_only_exact_skill_md_is_a_candidate,
+        mutants: &[Mutant::SkillMdCaseInsensitive],
+    },
+    RuleCheck {
+        rules: &["TN-DISC-5"],
+        check: s2_first_wins_and_later_copies_are_duplicate_skips_in_candidate_order,
+        mutants: &[Mutant::LastDuplicateWins],
+    },
+    RuleCheck {
+        rules: &["TN-DISC-4"],
+        check: s2_roots_in_caller_order,
+        mutants: &[Mutant::LastDuplicateWins],
+    },
+    RuleCheck {
+        rules: &["TN-DISC-6"],
+        check: s2_cycle_guard_walks_a_link_to_the_root_once,
+        mutants: &[],
+    },
+    RuleCheck {
+        rules: &["TN-DISC-1", "TN-DISC-7"],
+        check: s2_of_two_aliases_the_one_registered_first_is_walked,
+        mutants: &[Mutant::ReverseDirectoryReads],
+    },
+    RuleCheck {
+        rules: &["TN-READ-1"],
+        check: s3_fence_and_missing_name_without_one,
+        mutants: &[Mutant::MalformedForNoFence],
+    },
+    RuleCheck {
+        rules: &["TN-READ-4"],
+        check: s3_bom_is_removed,
+        mutants: &[Mutant::NoBomStrip],
+    },
+    RuleCheck {
+        rules: &["TN-READ-5"],
+        check: s3_body_keeps_crlf,
+        mutants: &[Mutant::CrlfBodyNormalised],
+    },
+    RuleCheck {
+        rules: &["TN-READ-2", "TN-READ-3"],
+        check: s3_invalid_utf8_and_io_errors_are_unreadable,
+        mutants: &[],
+    },
+    RuleCheck {
+        rules: &["TN-YAML-1", "TN-RESC-1"],
+        check: s4_yaml_first_comment_tail_is_dropped,
+        mutants: &[Mutant::KeepHashTail, Mutant::RescueFirst],
+    },
+    RuleCheck {
+        rules: &["TN-YAML-1", "TN-RESC-1"],
+        check: s4_yaml_first_escapes_apply,
+        mutants: &[Mutant::RescueFirst],
+    },
+    RuleCheck {
+        rules: &["TN-RESC-2"],
+        check: s4_rescue_takes_the_rest_of_the_line,
+        mutants: &[],
+    },
+    RuleCheck {
+        rules: &["TN-RESC-2"],
+        check: s4_rescue_refuses_openers,
+        mutants: &[Mutant::RescueAnyOpener],
+    },
+    RuleCheck {
+        rules: &["TN-RESC-2"],
+        check: s4_refused_value_does_not_use_up_the_key,
+        mutants: &[Mutant::RefusedUsesKey],
+    },
+    RuleCheck {
+        rules: &["TN-RESC-2"],
+        check: s4_rescue_strips_one_quote_pair,
+        mutants: &[Mutant::RescueKeepsQuotes],
+    },
+    RuleCheck {
+        rules: &["TN-YAML-3"],
+        check: s4_plain_null_is_absent,
+        mutants: &[Mutant::NullIsString],
+    },
+    RuleCheck {
+        rules: &["TN-YAML-6"],
+        check: s4_reasons_malformed_only_when_yaml_failed,
+        mutants: &[Mutant::MalformedForNonMapping],
+    },
+    RuleCheck {
+        rules: &["TN-YAML-5"],
+        check: s4_values_are_trimmed,
+        mutants: &[Mutant::NoTrim],
+    },
+    RuleCheck {
+        rules: &["TN-TOOL-1", "TN-TOOL-3", "TN-TOOL-4"],
+        check: s5_block_is_byte_exact_with_percent_encoded_base,
+        mutants: &[
             Mutant::NoPercentEncoding,
             Mutant::AvailableShort,
             Mutant::NoTrim,
         ],
-    ),
-    (
-        "§6 global sort",
-        s6_one_global_sort_by_relative_path,
-        &[Mutant::PerDirectorySampleOrder],
-    ),
-    (
-        "§6 cap after sort",
-        s6_cap_after_sort,
-        &[Mutant::CapBeforeSort],
-    ),
-    (
-        "§6 membership",
-        s6_dotfiles_git_file_nested_skills,
-        &[
+    },
+    RuleCheck {
+        rules: &["TN-SAMP-2"],
+        check: s6_one_global_sort_by_relative_path,
+        mutants: &[Mutant::PerDirectorySampleOrder],
+    },
+    RuleCheck {
+        rules: &["TN-SAMP-2"],
+        check: s6_cap_after_sort,
+        mutants: &[Mutant::CapBeforeSort],
+    },
+    RuleCheck {
+        rules: &["TN-SAMP-1"],
+        check: s6_dotfiles_git_file_nested_skills,
+        mutants: &[
             Mutant::SampleSkipsDotfiles,
             Mutant::SampleSkipsGitFile,
             Mutant::SampleListsSkillMd,
         ],
-    ),
-    (
-        "§7 prompt",
-        s7_prompt_lists_described_skills_in_name_order,
-        &[
+    },
+    RuleCheck {
+        rules: &["TN-PROMPT-1"],
+        check: s7_prompt_lists_described_skills_in_name_order,
+        mutants: &[
             Mutant::EmptyForAbsentDescription,
             Mutant::PromptDiscoveryOrder,
         ],
-    ),
+    },
+    RuleCheck {
+        rules: &["TN-IN-4"],
+        check: more::in4_other_negative_limits_are_refused,
+        mutants: &[],
+    },
+    RuleCheck {
+        rules: &["TN-DISC-1", "TN-DISC-3"],
+        check: more::disc1_file_links_are_followed_and_broken_links_ignored,
+        mutants: &[Mutant::FileLinksIgnored],
+    },
+    RuleCheck {
+        rules: &["TN-DISC-7"],
+        check: more::disc7_aliases_across_parents_and_depths,
+        mutants: &[Mutant::BreadthFirstWalk],
+    },
+    RuleCheck {
+        rules: &["TN-DISC-8"],
+        check: more::disc8_a_root_walked_again_gives_duplicates,
+        mutants: &[],
+    },
+    RuleCheck {
+        rules: &["TN-YAML-2"],
+        check: more::yaml2_scalars_are_read_as_written,
+        mutants: &[],
+    },
+    RuleCheck {
+        rules: &["TN-YAML-4"],
+        check: more::yaml4_duplicate_keys_are_an_error,
+        mutants: &[],
+    },
+    RuleCheck {
+        rules: &["TN-YAML-7"],
+        check: more::yaml7_extra_keys_ignored_errors_anywhere_rescue,
+        mutants: &[Mutant::RescueFirst],
+    },
+    RuleCheck {
+        rules: &["TN-YAML-8"],
+        check: more::yaml8_merge_key_is_an_ordinary_key,
+        mutants: &[Mutant::MergeKeysApplied],
+    },
+    RuleCheck {
+        rules: &["TN-YAML-9"],
+        check: more::yaml9_nesting_beyond_128_levels_is_an_error,
+        mutants: &[],
+    },
+    RuleCheck {
+        rules: &["TN-RESC-3"],
+        check: more::resc3_rescue_lines_split_on_lf_only,
+        mutants: &[],
+    },
+    RuleCheck {
+        rules: &["TN-RESC-4"],
+        check: more::resc4_yaml_scalars_are_kept_beside_the_rescue,
+        mutants: &[Mutant::RescueFirst],
+    },
+    RuleCheck {
+        rules: &["TN-TOOL-2"],
+        check: more::tool2_body_trimmed_of_unicode_white_space,
+        mutants: &[Mutant::NoTrim],
+    },
+    RuleCheck {
+        rules: &["TN-TOOL-5"],
+        check: more::tool5_name_written_raw,
+        mutants: &[],
+    },
+    RuleCheck {
+        rules: &["TN-TOOL-6"],
+        check: more::tool6_declaration,
+        mutants: &[],
+    },
+    RuleCheck {
+        rules: &["TN-TOOL-7"],
+        check: more::tool7_names_are_never_paths,
+        mutants: &[Mutant::NameAsPath],
+    },
+    RuleCheck {
+        rules: &["TN-SAMP-3"],
+        check: more::samp3_sample_walk_guards_aliases_and_its_own_directory,
+        mutants: &[Mutant::ReverseDirectoryReads],
+    },
 ];
 
 #[test]
 fn every_rule_holds_for_the_reference() {
     let failures: Vec<String> = CHECKS
         .iter()
-        .filter_map(|(rule, check, _)| {
-            check(&Config::default())
+        .filter_map(|c| {
+            (c.check)(&Config::default())
                 .err()
-                .map(|e| format!("{rule}: {e}"))
+                .map(|e| format!("{:?}: {e}", c.rules))
         })
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -744,11 +855,11 @@ fn every_rule_holds_for_the_reference() {
 fn every_check_fails_under_the_mutants_of_its_rule() {
     let survivors: Vec<String> = CHECKS
         .iter()
-        .flat_map(|(rule, check, mutants)| {
-            mutants
+        .flat_map(|c| {
+            c.mutants
                 .iter()
-                .filter(|m| check(&Config::mutated(**m)).is_ok())
-                .map(move |m| format!("{rule} did not notice mutant {m}"))
+                .filter(|m| (c.check)(&Config::mutated(**m)).is_ok())
+                .map(move |m| format!("{:?} did not notice mutant {m}", c.rules))
         })
         .collect();
     assert!(survivors.is_empty(), "{}", survivors.join("\n"));
@@ -758,7 +869,7 @@ fn every_check_fails_under_the_mutants_of_its_rule() {
 fn every_mutant_is_caught_by_some_rule_check() {
     let uncaught: Vec<&str> = Mutant::ALL
         .iter()
-        .filter(|m| !CHECKS.iter().any(|(_, _, mutants)| mutants.contains(m)))
+        .filter(|m| !CHECKS.iter().any(|c| c.mutants.contains(m)))
         .map(|m| m.name())
         .collect();
     assert!(

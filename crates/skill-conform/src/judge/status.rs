@@ -1,7 +1,7 @@
 //! The closed set of verdict statuses, what each one means for the exit code, and how a session
 //! fault maps onto one.
 //!
-//! The statuses are those of `architecture.md` ("Statuses"). Which of them make the run fail is
+//! The statuses are listed in `docs/architecture.md`. Which of them make the run fail is
 //! decided here, in one place, by [`Status::is_failure`]; the reports and
 //! [`exit_code`](super::exit_code) both ask it.
 

@@ -1,4 +1,4 @@
-//! Reading one `SKILL.md` (contract §3–§4): BOM, the fence, "YAML first, then the rescue", the
+//! Reading one `SKILL.md` (`TN-READ-*`, `TN-YAML-*`, `TN-RESC-*`): BOM, the fence, "YAML first, then the rescue", the
 //! merge, trimming, and the skip reason.
 
 pub mod rescue;
@@ -26,7 +26,7 @@ pub enum Parsed {
     },
 }
 
-/// Splits a text into frontmatter block and body by the fence rule of §3, the regex
+/// Splits a text into frontmatter block and body by the fence rule `TN-READ-1`, the regex
 /// `^---\r?\n(.*?)\r?\n---\r?\n?(.*)$` (dot-all) every regex port uses. `None`: no frontmatter.
 pub fn split_fence(text: &str) -> Option<(&str, &str)> {
     let rest = text
@@ -111,7 +111,7 @@ pub fn parse(config: &Config, bytes: &[u8]) -> Parsed {
     }
 }
 
-/// YAML first, then — only on one of its three triggers — the rescue; then the merge (§4.4–4.7).
+/// YAML first, then — only on one of its three triggers — the rescue; then the merge (`TN-RESC-1`, `TN-RESC-4`, `TN-YAML-5`).
 fn read_fields(config: &Config, block: &str) -> (Option<String>, Option<String>, Yaml) {
     let yaml = yaml::parse(config, block);
     let (yaml_name, yaml_description) = match &yaml {

@@ -1,4 +1,4 @@
-//! The guarded line-wise rescue (contract §4.5): what a file YAML refuses can still give a
+//! The guarded line-wise rescue (`TN-RESC-2`, `TN-RESC-3`): what a file YAML refuses can still give a
 //! `name` and a `description`, read line by line the way every toolnexus port reads them.
 
 use crate::mutant::{Config, Mutant};

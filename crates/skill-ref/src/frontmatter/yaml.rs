@@ -1,4 +1,4 @@
-//! YAML first (contract §4.1–4.3): a real YAML parse, then `name` and `description` read as
+//! YAML first (`TN-YAML-1` to `TN-YAML-3`): a real YAML parse, then `name` and `description` read as
 //! written.
 //!
 //! Two passes over the same block. The first, into `serde_yaml_ng::Value`, decides whether the
@@ -39,10 +39,14 @@ pub enum Yaml {
 
 /// Parses a frontmatter block.
 pub fn parse(config: &Config, block: &str) -> Yaml {
-    let value: Value = match serde_yaml_ng::from_str(block) {
+    let mut value: Value = match serde_yaml_ng::from_str(block) {
         Ok(value) => value,
         Err(error) => return Yaml::Failed(error.to_string()),
     };
+    let merging = config.is(Mutant::MergeKeysApplied);
+    if merging && value.apply_merge().is_err() {
+        return Yaml::Failed("merge key on a non-mapping".to_owned());
+    }
     let Value::Mapping(mapping) = untag(&value) else {
         return Yaml::NotMapping;
     };
@@ -58,7 +62,13 @@ pub fn parse(config: &Config, block: &str) -> Yaml {
         name: name_shape == Shape::Scalar,
         description: description_shape == Shape::Scalar,
     };
-    let texts = if wanted.name || wanted.description {
+    // Under the merge mutant a key may exist only through `<<`, so its text is not in the
+    // block; take the merged string instead.
+    let merged = |key: &str| match mapping.get(key).map(untag) {
+        Some(Value::String(text)) if merging => Some(text.clone()),
+        _ => None,
+    };
+    let mut texts = if wanted.name || wanted.description {
         match wanted.deserialize(serde_yaml_ng::Deserializer::from_str(block)) {
             Ok(texts) => texts,
             // The first pass accepted the block, so the second cannot disagree; if it ever
@@ -68,6 +78,8 @@ pub fn parse(config: &Config, block: &str) -> Yaml {
     } else {
         Texts::default()
     };
+    texts.name = texts.name.or_else(|| merged("name"));
+    texts.description = texts.description.or_else(|| merged("description"));
     let field = |shape: Shape, text: Option<String>| match shape {
         Shape::Absent => Field::Absent,
         Shape::Structural => Field::Structural,
