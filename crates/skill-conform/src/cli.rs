@@ -306,8 +306,10 @@ fn cmd_goldens(args: GoldensArgs) -> Result<ExitCode, Error> {
     let repo = &args.repo.repo;
     let layout = check_repo(repo)?;
     if args.mode.write {
+        let observed = crate::writing_tool::refresh(repo, &layout)?;
         let report = crate::goldens::write(&layout)?;
         print!("{}", report.render(repo));
+        print!("{observed}{}", crate::writing_tool::impact(&layout)?);
         return Ok(ExitCode::Ok);
     }
     let report = crate::goldens::check(&layout)?;

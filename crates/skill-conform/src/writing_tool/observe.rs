@@ -1,0 +1,237 @@
+//! One case seen by the writing tool: which directories are validated, what the tool says
+//! about each `SKILL.md` the reference looked at, and which of them it does not reach.
+//!
+//! The validated directories are the plugins the case's roots make: a root whose last
+//! component is `skills` is the `skills/` folder of the plugin in its parent directory, which
+//! is what `claude plugin validate` is given. A root with another name (`root-a`, `skills/sub`)
+//! is no plugin's `skills/` folder, so the tool never reaches its files unless another root's
+//! plugin does.
+//!
+//! The reply lists only the files the tool has something to say about; a clean `SKILL.md` and
+//! one the tool never opened look the same in it. So each case runs twice: on its sandbox, for
+//! the messages, and on a second sandbox where every `SKILL.md` the reference looked at has
+//! frontmatter that cannot parse (the *probe*): each file the tool reports there is one it
+//! reaches, and a reached file with nothing said about it in the first run is `accepts`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use skill_ref::Config;
+
+use super::tool::Tool;
+use super::{CaseObservation, Observation};
+use crate::case::{CaseSpec, Field};
+use crate::normalize::compared_form;
+use crate::reference::run_case;
+use crate::sandbox::Sandbox;
+
+/// The probe's `SKILL.md`: frontmatter no YAML parser accepts.
+pub const PROBE_TEXT: &str = "---\nname: [unclosed\n---\nprobe\n";
+
+/// What the tool said about one file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Said {
+    errors: Vec<String>,
+    warnings: Vec<String>,
+}
+
+/// The directories, relative to the case, that are plugins holding one of its roots.
+pub fn plugin_dirs(case: &CaseSpec, sandbox: &Path) -> Vec<String> {
+    let dirs: BTreeSet<String> = case
+        .roots
+        .iter()
+        .filter(|root| sandbox.join(root).is_dir())
+        .filter_map(|root| match root.rsplit_once('/') {
+            Some((parent, "skills")) => Some(parent.to_owned()),
+            None if root == "skills" => Some(".".to_owned()),
+            _ => None,
+        })
+        .collect();
+    dirs.into_iter().collect()
+}
+
+/// Observes `case`: every `SKILL.md` the reference looked at and every file named `SKILL.md`
+/// under its roots, by `{rootN}/…` location.
+pub fn observe_case(tool: &Tool, home: &Path, case: &CaseSpec) -> Result<CaseObservation, String> {
+    let sandbox = prepared(case)?;
+    let locations = locations(case, &sandbox);
+    let validated = plugin_dirs(case, sandbox.path());
+    let said = validate_all(tool, home, sandbox.path(), &validated)?;
+    let probe = prepared(case)?;
+    for location in &locations {
+        plant_probe(&probe_path(probe.path(), case, location));
+    }
+    let reached: BTreeSet<String> = validate_all(tool, home, probe.path(), &validated)?
+        .into_keys()
+        .collect();
+    let mut skill_md = BTreeMap::new();
+    for location in &locations {
+        let rel = case_relative(case, location);
+        let key = file_key(sandbox.path(), &rel);
+        let observation = match said.get(&key) {
+            Some(said) => observed(said),
+            None if reached.contains(&file_key(probe.path(), &rel)) => Observation::Accepts {
+                warnings: Vec::new(),
+            },
+            None => Observation::NotSeen,
+        };
+        skill_md.insert(location.clone(), observation);
+    }
+    // Files the tool spoke about that the reference did not look at.
+    let known: BTreeSet<String> = locations
+        .iter()
+        .map(|l| file_key(sandbox.path(), &case_relative(case, l)))
+        .collect();
+    for (key, said) in &said {
+        if !known.contains(key) {
+            skill_md.insert(format!("{{case}}/{key}"), observed(said));
+        }
+    }
+    Ok(CaseObservation {
+        validated,
+        skill_md,
+    })
+}
+
+/// The reference's inventory locations, and every `SKILL.md` under a root (found without
+/// following links), as `{rootN}/…`, sorted.
+fn locations(case: &CaseSpec, sandbox: &Sandbox) -> Vec<String> {
+    let inventory = BTreeSet::from([Field::Inventory]);
+    let run = run_case(Config::default(), case, sandbox.roots());
+    let compared = compared_form(&run.reply, sandbox.roots(), &inventory);
+    let listed = ["skills", "skipped"].into_iter().flat_map(|list| {
+        compared["inventory"][list]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.get("location").and_then(Value::as_str).map(str::to_owned))
+            .collect::<Vec<_>>()
+    });
+    let mut all: BTreeSet<String> = listed.collect();
+    for (n, root) in sandbox.roots().iter().enumerate() {
+        let walk = walkdir::WalkDir::new(root).sort_by_file_name().into_iter();
+        for entry in walk.flatten().filter(|e| e.file_name() == "SKILL.md") {
+            if let Ok(rest) = entry.path().strip_prefix(root) {
+                all.insert(format!("{{root{n}}}/{}", rest.display()));
+            }
+        }
+    }
+    all.into_iter().collect()
+}
+
+fn prepared(case: &CaseSpec) -> Result<Sandbox, String> {
+    let sandbox = Sandbox::prepare(case, false).map_err(|e| e.to_string())?;
+    match sandbox.vacuous() {
+        Some(why) => Err(format!("vacuous here: {why}")),
+        None => Ok(sandbox),
+    }
+}
+
+fn observed(said: &Said) -> Observation {
+    if said.errors.is_empty() {
+        Observation::Accepts {
+            warnings: said.warnings.clone(),
+        }
+    } else {
+        Observation::Errors {
+            errors: said.errors.clone(),
+            warnings: said.warnings.clone(),
+        }
+    }
+}
+
+/// `{rootN}/rest` → `ROOT_N/rest`, relative to the case.
+fn case_relative(case: &CaseSpec, location: &str) -> String {
+    let parsed = location
+        .strip_prefix("{root")
+        .and_then(|tail| tail.split_once('}'))
+        .and_then(|(n, rest)| Some((n.parse::<usize>().ok()?, rest)));
+    match parsed {
+        Some((n, rest)) if n < case.roots.len() => format!("{}{rest}", case.roots[n]),
+        _ => location.to_owned(),
+    }
+}
+
+fn probe_path(probe: &Path, case: &CaseSpec, location: &str) -> PathBuf {
+    probe.join(case_relative(case, location))
+}
+
+/// Overwrites `path` with the probe text when it is a regular file (not a link: the
+/// `/proc/self/mem` link stays what it is).
+fn plant_probe(path: &Path) {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file()) {
+        let _ = std::fs::write(path, PROBE_TEXT);
+    }
+}
+
+/// The key a file is known by: its path relative to the sandbox, after resolving links when
+/// that stays inside the sandbox (so a file reached through a linked directory is one file).
+fn file_key(sandbox: &Path, rel: &str) -> String {
+    let raw = sandbox.join(rel);
+    let resolved = std::fs::canonicalize(&raw)
+        .ok()
+        .filter(|p| p.starts_with(sandbox))
+        .unwrap_or(raw);
+    resolved
+        .strip_prefix(sandbox)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| resolved.display().to_string())
+}
+
+/// Validates every directory of `validated` in `sandbox`; what was said, by file key.
+fn validate_all(
+    tool: &Tool,
+    home: &Path,
+    sandbox: &Path,
+    validated: &[String],
+) -> Result<BTreeMap<String, Said>, String> {
+    let mut said: BTreeMap<String, Said> = BTreeMap::new();
+    let base = format!("{}/", sandbox.display());
+    for dir in validated {
+        let reply = tool.validate(home, &sandbox.join(dir))?;
+        for (file, one) in reply_files(&reply, sandbox)? {
+            let entry = said.entry(file_key(sandbox, &file)).or_default();
+            entry.errors.extend(one.errors.iter().map(|m| m.replace(&base, "{case}/")));
+            entry.warnings.extend(one.warnings.iter().map(|m| m.replace(&base, "{case}/")));
+        }
+    }
+    Ok(said)
+}
+
+/// The `contents` of a `plugin validate --json` reply: file (relative to `sandbox`) → what
+/// was said. The reply's `directory` part (the plugin catalogue's submission checks: licence,
+/// icon) is not about loading a skill and is left out.
+fn reply_files(reply: &Value, sandbox: &Path) -> Result<Vec<(String, Said)>, String> {
+    let contents = reply
+        .get("contents")
+        .and_then(Value::as_array)
+        .ok_or("the reply has no `contents` list")?;
+    let messages = |entry: &Value, key: &str| -> Vec<String> {
+        let list = entry.get(key).and_then(Value::as_array);
+        list.into_iter()
+            .flatten()
+            .filter_map(|m| m.get("message").and_then(Value::as_str))
+            .map(str::to_owned)
+            .collect()
+    };
+    contents
+        .iter()
+        .map(|entry| {
+            let file = entry
+                .get("file")
+                .and_then(Value::as_str)
+                .ok_or("a `contents` entry has no `file`")?;
+            let rel = Path::new(file)
+                .strip_prefix(sandbox)
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|_| file.to_owned());
+            let said = Said {
+                errors: messages(entry, "errors"),
+                warnings: messages(entry, "warnings"),
+            };
+            Ok((rel, said))
+        })
+        .collect()
+}
