@@ -332,8 +332,11 @@ pub fn regenerate(layout: &Layout) -> Result<WriteReport, Error> {
     fs::write(layout.goldens.join("VERSION"), version_text())
         .map_err(|e| io("writing", &layout.goldens.join("VERSION"), e))?;
     let column = crate::writing_tool::Column::load(&layout.goldens);
-    fs::write(layout.goldens.join("TABLE.md"), table(&cases, &expected, &column))
-        .map_err(|e| io("writing", &layout.goldens.join("TABLE.md"), e))?;
+    fs::write(
+        layout.goldens.join("TABLE.md"),
+        table(&cases, &expected, &column),
+    )
+    .map_err(|e| io("writing", &layout.goldens.join("TABLE.md"), e))?;
     Ok(report)
 }
 

@@ -16,5 +16,5 @@ pub mod reference;
 pub mod report;
 pub mod run;
 pub mod sandbox;
-pub mod writing_tool;
 pub mod session;
+pub mod writing_tool;

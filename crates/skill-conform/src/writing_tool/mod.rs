@@ -185,7 +185,9 @@ impl Column {
     pub fn parted(&self, cases: &[CaseSpec], expected: &BTreeMap<CaseId, Expected>) -> Vec<String> {
         let mut lines = Vec::new();
         for case in cases {
-            let (Ok(seen), Some(Expected::Text(text))) = (self.outcome(&case.id), expected.get(&case.id)) else {
+            let (Ok(seen), Some(Expected::Text(text))) =
+                (self.outcome(&case.id), expected.get(&case.id))
+            else {
                 continue;
             };
             for (location, reference) in reference_verdicts(text) {
@@ -269,12 +271,16 @@ pub fn check(layout: &Layout, cases: &[CaseSpec]) -> CheckFindings {
     }
     for id in observations.cases.keys() {
         if !cases.iter().any(|case| case.id.to_string() == *id) {
-            findings.problems.push(format!("observes `{id}`, which is no case"));
+            findings
+                .problems
+                .push(format!("observes `{id}`, which is no case"));
         }
     }
     for case in cases {
         match column.outcome(&case.id) {
-            Err(why) => findings.notes.push(format!("{} not measured: {why}", case.id)),
+            Err(why) => findings
+                .notes
+                .push(format!("{} not measured: {why}", case.id)),
             Ok(seen) => findings.problems.extend(expectation_problem(case, seen)),
         }
     }
@@ -317,9 +323,16 @@ pub fn refresh(repo: &Path, layout: &Layout) -> Result<String, Error> {
             "refusing to write goldens: `CI` is set (hint: goldens are regenerated locally and reviewed, never in CI)".into(),
         ));
     }
+    refresh_in(repo, layout)
+}
+
+/// [`refresh`] without the CI guard: for a layout that is not the repository's own (tests).
+pub fn refresh_in(repo: &Path, layout: &Layout) -> Result<String, Error> {
     let cases = case::discover(&layout.fixtures).map_err(|e| Error::Usage(e.to_string()))?;
     let spec = tool::read_spec(repo).map_err(Error::Usage)?;
-    let kept = |why: String| format!("note: {COLUMN}: not measured here ({why}); goldens/{FILE} kept as it is\n");
+    let kept = |why: String| {
+        format!("note: {COLUMN}: not measured here ({why}); goldens/{FILE} kept as it is\n")
+    };
     let program = match tool::set_up(repo, &spec) {
         Ok(program) => program,
         Err(why) => return Ok(kept(why)),
@@ -340,12 +353,19 @@ pub fn refresh(repo: &Path, layout: &Layout) -> Result<String, Error> {
 }
 
 /// Observes every case with `tool`; an error only when the tool itself does not run.
-pub fn observe_all(tool: &Tool, spec: &ToolSpec, cases: &[CaseSpec]) -> Result<Observations, String> {
+pub fn observe_all(
+    tool: &Tool,
+    spec: &ToolSpec,
+    cases: &[CaseSpec],
+) -> Result<Observations, String> {
     let (_home_dir, home) =
         crate::sandbox::plain_tempdir("skill-conform-claude-home-").map_err(|e| e.to_string())?;
     let version = tool.version(&home)?;
     if version != spec.version {
-        return Err(format!("the tool says it is {version}, adapters/ports.toml pins {}", spec.version));
+        return Err(format!(
+            "the tool says it is {version}, adapters/ports.toml pins {}",
+            spec.version
+        ));
     }
     let cases = cases
         .iter()

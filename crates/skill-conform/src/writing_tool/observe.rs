@@ -27,7 +27,8 @@ use crate::normalize::compared_form;
 use crate::reference::run_case;
 use crate::sandbox::Sandbox;
 
-/// The probe's `SKILL.md`: frontmatter no YAML parser accepts.
+/// The probe's `SKILL.md`: frontmatter without a description, about which the tool always
+/// says something (2.1.328: the warning "No description in frontmatter").
 pub const PROBE_TEXT: &str = "---\nname: [unclosed\n---\nprobe\n";
 
 /// What the tool said about one file.
@@ -193,8 +194,12 @@ fn validate_all(
         let reply = tool.validate(home, &sandbox.join(dir))?;
         for (file, one) in reply_files(&reply, sandbox)? {
             let entry = said.entry(file_key(sandbox, &file)).or_default();
-            entry.errors.extend(one.errors.iter().map(|m| m.replace(&base, "{case}/")));
-            entry.warnings.extend(one.warnings.iter().map(|m| m.replace(&base, "{case}/")));
+            entry
+                .errors
+                .extend(one.errors.iter().map(|m| m.replace(&base, "{case}/")));
+            entry
+                .warnings
+                .extend(one.warnings.iter().map(|m| m.replace(&base, "{case}/")));
         }
     }
     Ok(said)

@@ -164,7 +164,13 @@ pub fn set_up(repo: &Path, spec: &ToolSpec) -> Result<PathBuf, String> {
         command.args(args);
         match run_bounded(command, VALIDATE_TIMEOUT) {
             Ok(done) if done.status.success() => {}
-            Ok(done) => return Err(format!("probe `{}` failed ({})", probe.join(" "), done.status)),
+            Ok(done) => {
+                return Err(format!(
+                    "probe `{}` failed ({})",
+                    probe.join(" "),
+                    done.status
+                ))
+            }
             Err(e) => return Err(format!("toolchain missing: {e}")),
         }
     }
@@ -241,8 +247,14 @@ impl Tool {
 
     /// `plugin validate --json DIR`: the parsed reply (exit 0 or 1), or what went wrong.
     pub fn validate(&self, home: &Path, dir: &Path) -> Result<serde_json::Value, String> {
-        let args = ["plugin".as_ref(), "validate".as_ref(), "--json".as_ref(), dir.as_os_str()];
-        let done = run_bounded(self.command(home, &args), self.timeout).map_err(|e| e.to_string())?;
+        let args = [
+            "plugin".as_ref(),
+            "validate".as_ref(),
+            "--json".as_ref(),
+            dir.as_os_str(),
+        ];
+        let done =
+            run_bounded(self.command(home, &args), self.timeout).map_err(|e| e.to_string())?;
         if !matches!(done.status.code(), Some(0 | 1)) {
             let why = last_line(&done.stderr).unwrap_or("no message");
             return Err(format!("`plugin validate` ended {}: {why}", done.status));
