@@ -333,6 +333,7 @@ fn the_table_lists_where_the_reference_and_the_tool_part_ways() {
         "frontmatter/no-frontmatter",
         "frontmatter/broken-tab",
         "frontmatter/colon-space",
+        "hazards/same-root-twice",
     ]
     .map(fixture_case)
     .to_vec();
@@ -353,7 +354,12 @@ fn the_table_lists_where_the_reference_and_the_tool_part_ways() {
         ),
         (
             "frontmatter/colon-space".to_owned(),
-            one("{root0}/colon-space/SKILL.md", accepts),
+            one("{root0}/colon-space/SKILL.md", accepts.clone()),
+        ),
+        // A duplicate-name skip the tool accepts is left out: no static check sees names.
+        (
+            "hazards/same-root-twice".to_owned(),
+            one("{root0}/alpha/SKILL.md", accepts),
         ),
     ])));
     let parted = column.parted(&cases, &expected).join("\n");
