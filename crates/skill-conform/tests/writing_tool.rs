@@ -270,6 +270,7 @@ fn one(location: &str, observation: Observation) -> CaseOutcome {
     CaseOutcome::Observed(CaseObservation {
         validated: vec![".".into()],
         skill_md: BTreeMap::from([(location.to_owned(), observation)]),
+        other: BTreeMap::new(),
     })
 }
 
@@ -307,6 +308,7 @@ fn an_expectation_holds_only_on_what_it_says() {
     let seen = |o: Observation| CaseObservation {
         validated: vec![],
         skill_md: BTreeMap::from([("{root0}/a/SKILL.md".to_owned(), o)]),
+        other: BTreeMap::new(),
     };
     let accepts = seen(Observation::Accepts {
         warnings: vec!["w".into()],
@@ -365,8 +367,8 @@ fn the_table_lists_where_the_reference_and_the_tool_part_ways() {
     let parted = column.parted(&cases, &expected).join("\n");
     assert_eq!(
         parted,
-        "frontmatter/no-frontmatter `{root0}/no-frontmatter/SKILL.md`: reference skips (missing-name), the tool accepts\n\
-         frontmatter/broken-tab `{root0}/broken-tab/SKILL.md`: reference accepts, the tool errors: bad"
+        "frontmatter/no-frontmatter `{root0}/no-frontmatter/SKILL.md` (§3, §4, A10, A16): reference skips (missing-name), the tool accepts\n\
+         frontmatter/broken-tab `{root0}/broken-tab/SKILL.md` (§3, §4, A10, A16): reference accepts, the tool errors: bad"
     );
     let table = goldens::table(&cases, &expected, &column);
     assert!(table.contains("| ok `colon-space` | `Summarises meeting notes. Use when: the user pastes a call transcript.` | accepts |"), "{table}");
@@ -394,4 +396,38 @@ fn the_real_tool_observes_what_the_goldens_record() {
         "observed differently: {differ:?} (hint: goldens --write)"
     );
     assert_eq!(fresh, recorded);
+}
+
+/// `run` reads the recorded observations (it never starts the tool) and its summary.md says
+/// where the reference and the tool part ways for the cases it ran.
+#[test]
+fn the_run_summary_lists_where_the_reference_and_the_tool_part_ways() {
+    let reports = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_skill-conform"))
+        .args([
+            "run",
+            "--port",
+            "reference",
+            "--case",
+            "frontmatter/broken-tab",
+        ])
+        .arg("--report-dir")
+        .arg(reports.path())
+        .current_dir(repo())
+        .env_remove("CI")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary = fs::read_to_string(reports.path().join("summary.md")).unwrap();
+    assert!(
+        summary.contains("## Where the reference and `claude plugin validate` part ways"),
+        "{summary}"
+    );
+    assert!(summary.contains(
+        "- frontmatter/broken-tab `{root0}/broken-tab/SKILL.md` (§3, §4, A10, A16): reference accepts, the tool errors: YAML"
+    ), "{summary}");
 }

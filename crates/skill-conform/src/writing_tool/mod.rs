@@ -73,6 +73,10 @@ pub struct CaseObservation {
     pub validated: Vec<String>,
     /// `{rootN}/…/SKILL.md` (or `{case}/…` outside every root) → what the tool says.
     pub skill_md: BTreeMap<String, Observation>,
+    /// `{case}/…` → what the tool says about another path (a folder holding a symlink it did
+    /// not follow, a file that is not a `SKILL.md`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub other: BTreeMap<String, Observation>,
 }
 
 /// A case observed, or why not.
@@ -202,7 +206,8 @@ impl Column {
                     }
                     _ => continue,
                 };
-                lines.push(format!("{} `{location}`: {part}", case.id));
+                let rules = case.rules.join(", ");
+                lines.push(format!("{} `{location}` ({rules}): {part}", case.id));
             }
         }
         lines
@@ -383,6 +388,23 @@ pub fn observe_all(
         version,
         cases,
     })
+}
+
+/// Appends the part-ways section for `cases` to a report (`summary.md`), from the committed
+/// goldens and `goldens/writing-tool.json`: a run never starts the writing tool.
+pub fn append_section(report: &Path, layout: &Layout, cases: &[CaseSpec]) -> Result<(), Error> {
+    let expected: BTreeMap<CaseId, Expected> = cases
+        .iter()
+        .filter_map(|case| {
+            let text = std::fs::read_to_string(layout.golden_path(&case.id)).ok()?;
+            Some((case.id.clone(), Expected::Text(text)))
+        })
+        .collect();
+    let section = Column::load(&layout.goldens).section(cases, &expected);
+    let io = |e| Error::io(format!("writing `{}`", report.display()), e);
+    let mut text = std::fs::read_to_string(report).map_err(io)?;
+    text.push_str(&section);
+    std::fs::write(report, text).map_err(io)
 }
 
 /// The impact section `goldens --write` prints: where the reference and the tool part ways.

@@ -14,7 +14,7 @@
 //! reaches, and a reached file with nothing said about it in the first run is `accepts`.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
@@ -59,41 +59,75 @@ pub fn observe_case(tool: &Tool, home: &Path, case: &CaseSpec) -> Result<CaseObs
     let sandbox = prepared(case)?;
     let locations = locations(case, &sandbox);
     let validated = plugin_dirs(case, sandbox.path());
-    let said = validate_all(tool, home, sandbox.path(), &validated)?;
     let probe = prepared(case)?;
-    for location in &locations {
-        plant_probe(&probe_path(probe.path(), case, location));
-    }
-    let reached: BTreeSet<String> = validate_all(tool, home, probe.path(), &validated)?
-        .into_keys()
-        .collect();
-    let mut skill_md = BTreeMap::new();
-    for location in &locations {
-        let rel = case_relative(case, location);
-        let key = file_key(sandbox.path(), &rel);
-        let observation = match said.get(&key) {
-            Some(said) => observed(said),
-            None if reached.contains(&file_key(probe.path(), &rel)) => Observation::Accepts {
-                warnings: Vec::new(),
-            },
-            None => Observation::NotSeen,
-        };
-        skill_md.insert(location.clone(), observation);
-    }
-    // Files the tool spoke about that the reference did not look at.
-    let known: BTreeSet<String> = locations
+    let rels: Vec<String> = locations.iter().map(|l| case_relative(case, l)).collect();
+    let tree = Tree {
+        dir: sandbox.path(),
+        probe: probe.path(),
+        validated: &validated,
+    };
+    let (by_rel, extra) = observe_tree(tool, home, &tree, &rels)?;
+    // Two locations may be one file (overlapping roots): each gets its observation.
+    let mut skill_md: BTreeMap<String, Observation> = locations
         .iter()
-        .map(|l| file_key(sandbox.path(), &case_relative(case, l)))
+        .zip(&rels)
+        .map(|(location, rel)| (location.clone(), by_rel[rel].clone()))
         .collect();
-    for (key, said) in &said {
-        if !known.contains(key) {
-            skill_md.insert(format!("{{case}}/{key}"), observed(said));
-        }
+    // What the tool spoke about besides those files: a `SKILL.md` the reference did not look
+    // at, or another path (a folder holding a symlink the tool did not follow).
+    let mut other = BTreeMap::new();
+    for (key, observation) in extra {
+        let is_skill_md = key == "SKILL.md" || key.ends_with("/SKILL.md");
+        let list = if is_skill_md {
+            &mut skill_md
+        } else {
+            &mut other
+        };
+        list.insert(format!("{{case}}/{key}"), observation);
     }
     Ok(CaseObservation {
         validated,
         skill_md,
+        other,
     })
+}
+
+/// A tree to observe: `dir` and its twin `probe` (the same files, where the probe text is
+/// planted), and the directories of it given to the tool.
+pub struct Tree<'a> {
+    pub dir: &'a Path,
+    pub probe: &'a Path,
+    pub validated: &'a [String],
+}
+
+/// What the tool says about each of `rels` (paths relative to the tree), and about every
+/// other path it spoke of.
+pub fn observe_tree(
+    tool: &Tool,
+    home: &Path,
+    tree: &Tree<'_>,
+    rels: &[String],
+) -> Result<(BTreeMap<String, Observation>, BTreeMap<String, Observation>), String> {
+    let mut said = validate_all(tool, home, tree.dir, tree.validated)?;
+    for rel in rels {
+        plant_probe(&tree.probe.join(rel));
+    }
+    let reached: BTreeSet<String> = validate_all(tool, home, tree.probe, tree.validated)?
+        .into_keys()
+        .collect();
+    let mut by_rel = BTreeMap::new();
+    for rel in rels {
+        let observation = match said.remove(rel) {
+            Some(said) => observed(&said),
+            None if reached.contains(rel) => Observation::Accepts {
+                warnings: Vec::new(),
+            },
+            None => Observation::NotSeen,
+        };
+        by_rel.insert(rel.clone(), observation);
+    }
+    let extra = said.iter().map(|(k, s)| (k.clone(), observed(s))).collect();
+    Ok((by_rel, extra))
 }
 
 /// The reference's inventory locations, and every `SKILL.md` under a root (found without
@@ -155,10 +189,6 @@ fn case_relative(case: &CaseSpec, location: &str) -> String {
     }
 }
 
-fn probe_path(probe: &Path, case: &CaseSpec, location: &str) -> PathBuf {
-    probe.join(case_relative(case, location))
-}
-
 /// Overwrites `path` with the probe text when it is a regular file (not a link: the
 /// `/proc/self/mem` link stays what it is).
 fn plant_probe(path: &Path) {
@@ -167,21 +197,9 @@ fn plant_probe(path: &Path) {
     }
 }
 
-/// The key a file is known by: its path relative to the sandbox, after resolving links when
-/// that stays inside the sandbox (so a file reached through a linked directory is one file).
-fn file_key(sandbox: &Path, rel: &str) -> String {
-    let raw = sandbox.join(rel);
-    let resolved = std::fs::canonicalize(&raw)
-        .ok()
-        .filter(|p| p.starts_with(sandbox))
-        .unwrap_or(raw);
-    resolved
-        .strip_prefix(sandbox)
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|_| resolved.display().to_string())
-}
-
-/// Validates every directory of `validated` in `sandbox`; what was said, by file key.
+/// Validates every directory of `validated` in `sandbox`; what was said, by path relative to
+/// the sandbox, as written: the tool reads without following symlinks, so a file reached only
+/// through a link is a file it did not read (it says so about the folder holding the link).
 fn validate_all(
     tool: &Tool,
     home: &Path,
@@ -193,7 +211,7 @@ fn validate_all(
     for dir in validated {
         let reply = tool.validate(home, &sandbox.join(dir))?;
         for (file, one) in reply_files(&reply, sandbox)? {
-            let entry = said.entry(file_key(sandbox, &file)).or_default();
+            let entry = said.entry(file).or_default();
             entry
                 .errors
                 .extend(one.errors.iter().map(|m| m.replace(&base, "{case}/")));
