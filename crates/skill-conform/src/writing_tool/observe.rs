@@ -92,6 +92,9 @@ pub fn observe_case(tool: &Tool, home: &Path, case: &CaseSpec) -> Result<CaseObs
     })
 }
 
+/// Observations by path.
+pub type ByPath = BTreeMap<String, Observation>;
+
 /// A tree to observe: `dir` and its twin `probe` (the same files, where the probe text is
 /// planted), and the directories of it given to the tool.
 pub struct Tree<'a> {
@@ -107,7 +110,7 @@ pub fn observe_tree(
     home: &Path,
     tree: &Tree<'_>,
     rels: &[String],
-) -> Result<(BTreeMap<String, Observation>, BTreeMap<String, Observation>), String> {
+) -> Result<(ByPath, ByPath), String> {
     let mut said = validate_all(tool, home, tree.dir, tree.validated)?;
     for rel in rels {
         plant_probe(&tree.probe.join(rel));
