@@ -120,6 +120,10 @@ pub struct CorpusArgs {
     /// Exit 1 when a port that ran disagrees with the reference.
     #[arg(long)]
     pub fail_on_disagreement: bool,
+    /// Also run the writing tool (`claude plugin validate`, set up from npm) over copies of
+    /// the folders: which skills it accepts that a port drops.
+    #[arg(long)]
+    pub writing_tool: bool,
     /// Seconds an adapter may take to start and answer hello.
     #[arg(long, default_value_t = 120, value_name = "SECS")]
     pub handshake_timeout: u64,
@@ -422,6 +426,7 @@ fn cmd_corpus(args: CorpusArgs) -> Result<ExitCode, Error> {
         ports,
         report_dir: args.report_dir,
         fail_on_disagreement: args.fail_on_disagreement,
+        writing_tool: args.writing_tool,
         timeouts: crate::session::Timeouts {
             handshake: std::time::Duration::from_secs(args.handshake_timeout),
             run: std::time::Duration::from_secs(args.run_timeout),

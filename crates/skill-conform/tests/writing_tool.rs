@@ -431,3 +431,59 @@ fn the_run_summary_lists_where_the_reference_and_the_tool_part_ways() {
         "- frontmatter/broken-tab `{root0}/broken-tab/SKILL.md` (§3, §4, A10, A16): reference accepts, the tool errors: YAML"
     ), "{summary}");
 }
+
+/// `corpus --writing-tool`: a real folder is copied as a plugin's `skills/` (never written),
+/// observed, and a skill the tool accepts that the reference skips is listed.
+#[test]
+fn corpus_lists_a_skill_the_tool_accepts_that_the_reference_drops() {
+    use skill_conform::writing_tool::corpus;
+    let folder = tempfile::tempdir().unwrap();
+    let fixtures = repo().join("conformance-fixtures/frontmatter");
+    for case in ["colon-space", "no-frontmatter"] {
+        let skill = folder.path().join(case);
+        fs::create_dir_all(&skill).unwrap();
+        let text = fs::read(
+            fixtures
+                .join(case)
+                .join("skills")
+                .join(case)
+                .join("SKILL.md"),
+        )
+        .unwrap();
+        fs::write(skill.join("SKILL.md"), text).unwrap();
+    }
+    let before = fs::read(folder.path().join("colon-space/SKILL.md")).unwrap();
+    let roots = vec![folder.path().display().to_string()];
+    let seen = corpus::observe_with(&stand_in("frontmatter/colon-space"), &roots).unwrap();
+    assert_eq!(
+        fs::read(folder.path().join("colon-space/SKILL.md")).unwrap(),
+        before
+    );
+    assert_eq!(
+        seen["{root0}/colon-space/SKILL.md"],
+        Observation::Accepts { warnings: vec![] }
+    );
+    // The colon-space recording says nothing about the second skill: not reached.
+    assert_eq!(
+        seen["{root0}/no-frontmatter/SKILL.md"],
+        Observation::NotSeen
+    );
+    let mut seen = seen;
+    seen.insert(
+        "{root0}/no-frontmatter/SKILL.md".into(),
+        Observation::Accepts { warnings: vec![] },
+    );
+    let report = skill_conform::corpus::analyse(roots.clone(), 0, vec![]);
+    let section = corpus::section(&report, &corpus::reference_skips(&roots), &seen);
+    assert!(
+        section.contains("2 `SKILL.md`: 2 accepted, 0 with errors, 0 not seen"),
+        "{section}"
+    );
+    assert!(section.contains(
+        "- `{root0}/no-frontmatter/SKILL.md`: the tool accepts; dropped by the reference and every port that answered (missing-name)"
+    ), "{section}");
+    assert!(
+        !section.contains("colon-space/SKILL.md`: the tool"),
+        "{section}"
+    );
+}

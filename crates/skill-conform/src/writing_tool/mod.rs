@@ -10,6 +10,7 @@
 //! `not seen` (the plugin layout `skills/<name>/SKILL.md` does not reach the file), and in
 //! `case.toml` the expectation `writing_tool = "accepts" | "errors"`.
 
+pub mod corpus;
 mod observe;
 pub mod tool;
 
@@ -215,7 +216,7 @@ impl Column {
 }
 
 /// The skip reason the writing tool has no counterpart for.
-const DUPLICATE_NAME: &str = "duplicate-name";
+pub(crate) const DUPLICATE_NAME: &str = "duplicate-name";
 
 /// The reference's verdict per location of a golden: `None` accepted, `Some(reason)` skipped.
 fn reference_verdicts(golden: &str) -> Vec<(String, Option<String>)> {
