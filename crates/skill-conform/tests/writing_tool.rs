@@ -268,6 +268,7 @@ fn observations(cases: BTreeMap<String, CaseOutcome>) -> Observations {
 
 fn one(location: &str, observation: Observation) -> CaseOutcome {
     CaseOutcome::Observed(CaseObservation {
+        fixture: "0".into(),
         validated: vec![".".into()],
         skill_md: BTreeMap::from([(location.to_owned(), observation)]),
         other: BTreeMap::new(),
@@ -280,10 +281,16 @@ fn check_flags_a_hand_edit_an_unknown_case_and_a_broken_expectation() {
         errors: vec!["bad".into()],
         warnings: vec![],
     };
+    let mut colon_space = one("{root0}/colon-space/SKILL.md", errors);
+    if let CaseOutcome::Observed(seen) = &mut colon_space {
+        seen.fixture =
+            writing_tool::fixture_fingerprint(&fixture_case("frontmatter/colon-space").dir);
+    }
     let recorded = observations(BTreeMap::from([
+        ("frontmatter/colon-space".to_owned(), colon_space),
         (
-            "frontmatter/colon-space".to_owned(),
-            one("{root0}/colon-space/SKILL.md", errors),
+            "frontmatter/broken-tab".to_owned(),
+            one("{root0}/broken-tab/SKILL.md", Observation::NotSeen),
         ),
         (
             "no/such-case".to_owned(),
@@ -296,6 +303,10 @@ fn check_flags_a_hand_edit_an_unknown_case_and_a_broken_expectation() {
     let problems = writing_tool::check(&layout, &cases).problems.join("\n");
     assert!(problems.contains("not in canonical form"), "{problems}");
     assert!(
+        problems.contains("`frontmatter/broken-tab` was observed on other fixture files"),
+        "{problems}"
+    );
+    assert!(
         problems.contains("observes `no/such-case`, which is no case"),
         "{problems}"
     );
@@ -306,6 +317,7 @@ fn check_flags_a_hand_edit_an_unknown_case_and_a_broken_expectation() {
 fn an_expectation_holds_only_on_what_it_says() {
     let mut case = fixture_case("frontmatter/colon-space");
     let seen = |o: Observation| CaseObservation {
+        fixture: "0".into(),
         validated: vec![],
         skill_md: BTreeMap::from([("{root0}/a/SKILL.md".to_owned(), o)]),
         other: BTreeMap::new(),
@@ -486,4 +498,22 @@ fn corpus_lists_a_skill_the_tool_accepts_that_the_reference_drops() {
         !section.contains("colon-space/SKILL.md`: the tool"),
         "{section}"
     );
+}
+
+#[test]
+fn the_fixture_fingerprint_sees_bytes_names_and_link_targets() {
+    let dir = tempfile::tempdir().unwrap();
+    let print = || writing_tool::fixture_fingerprint(dir.path());
+    fs::write(dir.path().join("SKILL.md"), "a").unwrap();
+    let first = print();
+    assert_eq!(first, print());
+    fs::write(dir.path().join("SKILL.md"), "b").unwrap();
+    let second = print();
+    assert_ne!(first, second);
+    std::os::unix::fs::symlink("x", dir.path().join("link")).unwrap();
+    let third = print();
+    assert_ne!(second, third);
+    fs::remove_file(dir.path().join("link")).unwrap();
+    std::os::unix::fs::symlink("y", dir.path().join("link")).unwrap();
+    assert_ne!(third, print());
 }

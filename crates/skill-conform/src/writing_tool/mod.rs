@@ -70,6 +70,9 @@ impl Observation {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CaseObservation {
+    /// [`fixture_fingerprint`] of the case directory observed: a fixture that changed since
+    /// makes `goldens --check` fail, so the column never shows a verdict on old files.
+    pub fixture: String,
     /// The directories given to the tool, relative to the case (`.` = the case folder).
     pub validated: Vec<String>,
     /// `{rootN}/…/SKILL.md` (or `{case}/…` outside every root) → what the tool says.
@@ -287,10 +290,49 @@ pub fn check(layout: &Layout, cases: &[CaseSpec]) -> CheckFindings {
             Err(why) => findings
                 .notes
                 .push(format!("{} not measured: {why}", case.id)),
+            Ok(seen) if seen.fixture != fixture_fingerprint(&case.dir) => {
+                findings.problems.push(format!(
+                    "`{}` was observed on other fixture files (hint: `goldens --write` where npm can install the tool)",
+                    case.id
+                ))
+            }
             Ok(seen) => findings.problems.extend(expectation_problem(case, seen)),
         }
     }
     findings
+}
+
+/// The fingerprint of a case directory: every entry's path, kind and bytes (a link's target
+/// text), in sorted order, without following links.
+pub fn fixture_fingerprint(dir: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let hex = |bytes: &[u8]| {
+        bytes.iter().fold(String::new(), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+    };
+    let mut text = String::new();
+    let walk = walkdir::WalkDir::new(dir).sort_by_file_name().into_iter();
+    for entry in walk.flatten() {
+        let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path());
+        let kind = entry.file_type();
+        let (tag, bytes) = if kind.is_symlink() {
+            let target = std::fs::read_link(entry.path()).unwrap_or_default();
+            ("link", target.as_os_str().as_bytes().to_vec())
+        } else if kind.is_file() {
+            ("file", std::fs::read(entry.path()).unwrap_or_default())
+        } else {
+            ("dir", Vec::new())
+        };
+        let _ = writeln!(
+            text,
+            "{} {tag} {}",
+            hex(rel.as_os_str().as_bytes()),
+            hex(&bytes)
+        );
+    }
+    crate::judge::fingerprint(&text)
 }
 
 /// The case's `writing_tool` expectation against what was observed, if they differ.

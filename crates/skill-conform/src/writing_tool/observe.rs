@@ -86,6 +86,7 @@ pub fn observe_case(tool: &Tool, home: &Path, case: &CaseSpec) -> Result<CaseObs
         list.insert(format!("{{case}}/{key}"), observation);
     }
     Ok(CaseObservation {
+        fixture: super::fixture_fingerprint(&case.dir),
         validated,
         skill_md,
         other,
