@@ -260,6 +260,7 @@ fn without_a_file_every_cell_says_not_measured() {
 fn observations(cases: BTreeMap<String, CaseOutcome>) -> Observations {
     Observations {
         tool: writing_tool::COLUMN.into(),
+        observer: writing_tool::OBSERVER_FORMAT,
         package: "p".into(),
         version: "1".into(),
         cases,
@@ -394,7 +395,7 @@ fn the_real_tool_observes_what_the_goldens_record() {
     let spec = tool::read_spec(&repo()).unwrap();
     let program = tool::set_up(&repo(), &spec).expect("the tool sets up");
     let cases = case::discover(&Layout::under(&repo()).fixtures).unwrap();
-    let fresh = writing_tool::observe_all(&Tool::at(program), &spec, &cases).unwrap();
+    let (fresh, _) = writing_tool::observe_all(&Tool::at(program), &spec, &cases, None).unwrap();
     let Column::Measured(recorded) = Column::load(&repo().join("goldens")) else {
         panic!("goldens/writing-tool.json is missing");
     };
@@ -516,4 +517,53 @@ fn the_fixture_fingerprint_sees_bytes_names_and_link_targets() {
     fs::remove_file(dir.path().join("link")).unwrap();
     std::os::unix::fs::symlink("y", dir.path().join("link")).unwrap();
     assert_ne!(third, print());
+}
+
+#[test]
+fn goldens_write_keeps_a_case_whose_fixture_tool_and_observer_are_unchanged() {
+    let cases: Vec<CaseSpec> = ["frontmatter/colon-space", "frontmatter/broken-tab"]
+        .map(fixture_case)
+        .to_vec();
+    let sentinel = |case: &CaseSpec, fixture: String| {
+        let seen = CaseObservation {
+            fixture,
+            validated: vec!["sentinel".into()],
+            skill_md: BTreeMap::new(),
+            other: BTreeMap::new(),
+        };
+        (case.id.to_string(), CaseOutcome::Observed(seen))
+    };
+    let mut previous = observations(BTreeMap::from([
+        sentinel(&cases[0], writing_tool::fixture_fingerprint(&cases[0].dir)),
+        sentinel(&cases[1], "an older fixture".into()),
+    ]));
+    previous.version = "2.1.328".into();
+    let spec = tool::ToolSpec {
+        package: "p".into(),
+        version: "2.1.328".into(),
+        probe: vec![],
+        setup: vec![],
+        cache_env: BTreeMap::new(),
+    };
+    let tool = stand_in("frontmatter/colon-space");
+    let (now, reused) = writing_tool::observe_all(&tool, &spec, &cases, Some(&previous)).unwrap();
+    assert_eq!(reused, 1);
+    assert_eq!(
+        now.cases["frontmatter/colon-space"],
+        previous.cases["frontmatter/colon-space"]
+    );
+    assert_ne!(
+        now.cases["frontmatter/broken-tab"],
+        previous.cases["frontmatter/broken-tab"]
+    );
+    previous.observer += 1;
+    let (_, reused) = writing_tool::observe_all(&tool, &spec, &cases, Some(&previous)).unwrap();
+    assert_eq!(
+        reused, 0,
+        "another observer format observes every case again"
+    );
+    previous.observer -= 1;
+    previous.version = "2.1.0".into();
+    let (_, reused) = writing_tool::observe_all(&tool, &spec, &cases, Some(&previous)).unwrap();
+    assert_eq!(reused, 0, "another tool version observes every case again");
 }

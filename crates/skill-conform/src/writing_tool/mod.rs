@@ -32,6 +32,10 @@ pub use tool::{Tool, ToolSpec};
 /// The file under `goldens/` holding the observations.
 pub const FILE: &str = "writing-tool.json";
 
+/// How cases are observed (validated directories, probe, keys); bump it when that changes, so
+/// `goldens --write` observes every case again instead of keeping unchanged ones.
+pub const OBSERVER_FORMAT: u32 = 1;
+
 /// The column's name: what was run.
 pub const COLUMN: &str = "claude plugin validate";
 
@@ -97,6 +101,8 @@ pub enum CaseOutcome {
 pub struct Observations {
     /// Always [`COLUMN`].
     pub tool: String,
+    /// [`OBSERVER_FORMAT`] when observed.
+    pub observer: u32,
     pub package: String,
     /// What `claude --version` said.
     pub version: String,
@@ -385,27 +391,35 @@ pub fn refresh_in(repo: &Path, layout: &Layout) -> Result<String, Error> {
         Ok(program) => program,
         Err(why) => return Ok(kept(why)),
     };
-    let observations = match observe_all(&Tool::at(program), &spec, &cases) {
-        Ok(observations) => observations,
+    let previous = match Column::load(&layout.goldens) {
+        Column::Measured(previous) => Some(previous),
+        Column::NotMeasured(_) => None,
+    };
+    let tool = Tool::at(program);
+    let (observations, reused) = match observe_all(&tool, &spec, &cases, previous.as_ref()) {
+        Ok(observed) => observed,
         Err(why) => return Ok(kept(why)),
     };
     let path = layout.goldens.join(FILE);
     std::fs::write(&path, observations.to_text())
         .map_err(|e| Error::io(format!("writing `{}`", path.display()), e))?;
     Ok(format!(
-        "{COLUMN}: {} {} observed {} case(s) into goldens/{FILE}\n",
+        "{COLUMN}: {} {} observed {} case(s) into goldens/{FILE} ({reused} kept: same fixture, tool and observer)\n",
         observations.package,
         observations.version,
-        observations.cases.len()
+        observations.cases.len() - reused
     ))
 }
 
-/// Observes every case with `tool`; an error only when the tool itself does not run.
+/// Observes every case with `tool`; an error only when the tool itself does not run. A case
+/// `previous` observed on the same fixture files, with the same tool version and
+/// [`OBSERVER_FORMAT`], is kept as it was (how many is the second value); `None` observes all.
 pub fn observe_all(
     tool: &Tool,
     spec: &ToolSpec,
     cases: &[CaseSpec],
-) -> Result<Observations, String> {
+    previous: Option<&Observations>,
+) -> Result<(Observations, usize), String> {
     let (_home_dir, home) =
         crate::sandbox::plain_tempdir("skill-conform-claude-home-").map_err(|e| e.to_string())?;
     let version = tool.version(&home)?;
@@ -415,22 +429,39 @@ pub fn observe_all(
             spec.version
         ));
     }
-    let cases = cases
-        .iter()
-        .map(|case| {
-            let outcome = match observe_case(tool, &home, case) {
+    let previous = previous.filter(|p| {
+        p.observer == OBSERVER_FORMAT && p.version == version && p.package == spec.package
+    });
+    let mut reused = 0;
+    let mut observed = BTreeMap::new();
+    for case in cases {
+        let id = case.id.to_string();
+        let kept = previous.and_then(|p| match p.cases.get(&id) {
+            Some(CaseOutcome::Observed(seen)) if seen.fixture == fixture_fingerprint(&case.dir) => {
+                Some(CaseOutcome::Observed(seen.clone()))
+            }
+            _ => None,
+        });
+        let outcome = match kept {
+            Some(kept) => {
+                reused += 1;
+                kept
+            }
+            None => match observe_case(tool, &home, case) {
                 Ok(seen) => CaseOutcome::Observed(seen),
                 Err(reason) => CaseOutcome::NotMeasured { reason },
-            };
-            (case.id.to_string(), outcome)
-        })
-        .collect();
-    Ok(Observations {
+            },
+        };
+        observed.insert(id, outcome);
+    }
+    let observations = Observations {
         tool: COLUMN.to_owned(),
+        observer: OBSERVER_FORMAT,
         package: spec.package.clone(),
         version,
-        cases,
-    })
+        cases: observed,
+    };
+    Ok((observations, reused))
 }
 
 /// Appends the part-ways section for `cases` to a report (`summary.md`), from the committed
