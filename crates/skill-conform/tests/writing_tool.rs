@@ -567,3 +567,22 @@ fn goldens_write_keeps_a_case_whose_fixture_tool_and_observer_are_unchanged() {
     let (_, reused) = writing_tool::observe_all(&tool, &spec, &cases, Some(&previous)).unwrap();
     assert_eq!(reused, 0, "another tool version observes every case again");
 }
+
+/// The tool prints `a<U+E000>/SKILL.md` as `a/SKILL.md` (recorded from 2.1.328): the one file
+/// that printed path can only mean is the one observed, not a file it never reached.
+#[test]
+fn a_path_printed_without_a_private_use_character_is_the_file_it_means() {
+    let seen = observe("discovery/codepoint-astral");
+    assert_eq!(
+        seen.skill_md["{root0}/a\u{E000}/SKILL.md"],
+        Observation::Accepts { warnings: vec![] }
+    );
+    assert_eq!(
+        seen.skill_md["{root0}/a😀/SKILL.md"],
+        Observation::Accepts { warnings: vec![] }
+    );
+    assert!(
+        !seen.skill_md.contains_key("{case}/skills/a/SKILL.md"),
+        "{seen:?}"
+    );
+}

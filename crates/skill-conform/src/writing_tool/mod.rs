@@ -34,7 +34,7 @@ pub const FILE: &str = "writing-tool.json";
 
 /// How cases are observed (validated directories, probe, keys); bump it when that changes, so
 /// `goldens --write` observes every case again instead of keeping unchanged ones.
-pub const OBSERVER_FORMAT: u32 = 1;
+pub const OBSERVER_FORMAT: u32 = 2;
 
 /// The column's name: what was run.
 pub const COLUMN: &str = "claude plugin validate";

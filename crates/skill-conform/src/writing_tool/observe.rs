@@ -112,13 +112,12 @@ pub fn observe_tree(
     tree: &Tree<'_>,
     rels: &[String],
 ) -> Result<(ByPath, ByPath), String> {
-    let mut said = validate_all(tool, home, tree.dir, tree.validated)?;
+    let mut said = as_written(validate_all(tool, home, tree.dir, tree.validated)?, rels);
     for rel in rels {
         plant_probe(&tree.probe.join(rel));
     }
-    let reached: BTreeSet<String> = validate_all(tool, home, tree.probe, tree.validated)?
-        .into_keys()
-        .collect();
+    let probed = validate_all(tool, home, tree.probe, tree.validated)?;
+    let reached: BTreeSet<String> = as_written(probed, rels).into_keys().collect();
     let mut by_rel = BTreeMap::new();
     for rel in rels {
         let observation = match said.remove(rel) {
@@ -132,6 +131,34 @@ pub fn observe_tree(
     }
     let extra = said.iter().map(|(k, s)| (k.clone(), observed(s))).collect();
     Ok((by_rel, extra))
+}
+
+/// Whether the tool leaves `c` out of the paths it prints (2.1.328 drops private-use
+/// characters: `a<U+E000>/SKILL.md` is printed `a/SKILL.md`); format and control characters
+/// are treated alike.
+fn dropped_from_paths(c: char) -> bool {
+    let private_use = matches!(c, '\u{E000}'..='\u{F8FF}' | '\u{F0000}'..='\u{FFFFD}' | '\u{100000}'..='\u{10FFFD}');
+    let format = matches!(c, '\u{AD}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}');
+    private_use || format || c.is_control()
+}
+
+/// Re-keys what the tool said by the path as written: a printed path that is none of `rels`
+/// but is exactly one of them with the characters the tool drops left out, is that one.
+fn as_written(said: BTreeMap<String, Said>, rels: &[String]) -> BTreeMap<String, Said> {
+    let printed =
+        |rel: &str| -> String { rel.chars().filter(|c| !dropped_from_paths(*c)).collect() };
+    said.into_iter()
+        .map(|(key, one)| {
+            if rels.contains(&key) {
+                return (key, one);
+            }
+            let mut meant = rels.iter().filter(|rel| printed(rel) == key);
+            match (meant.next(), meant.next()) {
+                (Some(rel), None) => (rel.clone(), one),
+                _ => (key, one),
+            }
+        })
+        .collect()
 }
 
 /// The reference's inventory locations, and every `SKILL.md` under a root (found without
