@@ -15,7 +15,7 @@
 //! links = { "skills/alias" = "real" }           # symlink path -> literal target text
 //! renames = { "skills/x/dot-git" = ".git" }     # path -> new final component
 //! unreadable = ["skills/mem/SKILL.md"]          # paths that must fail to read in the sandbox
-//! writing_tool = "accepts"                      # accepts | rejects | unknown (informational)
+//! writing_tool = "accepts"                      # accepts | errors: checked against goldens/writing-tool.json
 //! ```
 //!
 //! Choices this module makes (the schema itself is silent on them):
@@ -156,13 +156,16 @@ impl fmt::Display for Field {
     }
 }
 
-/// What Claude Code (the writing tool) does with the case's skill. Informational only.
+/// What `claude plugin validate` (the writing tool) is expected to say about the case's
+/// `SKILL.md` files, in the words of `goldens/writing-tool.json`; `goldens --check` compares it
+/// with the observation (see [`crate::writing_tool`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum WritingTool {
+    /// It reaches at least one `SKILL.md` and reports an error for none.
     Accepts,
-    Rejects,
-    Unknown,
+    /// It reports an error for at least one `SKILL.md`.
+    Errors,
 }
 
 /// `case.toml` exactly as written.
@@ -228,7 +231,7 @@ fn field_hint(field: &str) -> &'static str {
         "links" => "`links = { \"skills/alias\" = \"real\" }`: plain relative path -> target text",
         "renames" => "`renames = { \"skills/x/dot-git\" = \".git\" }`: plain relative path -> new name without `/`",
         "unreadable" => "`unreadable = [\"skills/x/SKILL.md\"]`: plain relative paths",
-        "writing_tool" => "`writing_tool = \"accepts\"`: one of `accepts`, `rejects`, `unknown`",
+        "writing_tool" => "`writing_tool = \"accepts\"`: `accepts` or `errors`, what `claude plugin validate` says",
         _ => "see the case.toml schema in the doc of skill-conform's `case` module",
     }
 }
@@ -726,7 +729,7 @@ mod tests {
             "{MINIMAL}roots = [\"a\", \"b/c\"]\nsample_limit = -1\nfilter = {{ x = true, y = false }}\n\
              load = [\"x\", \"no-such-skill\"]\ncompare = [\"tool\", \"inventory\"]\n\
              links = {{ \"a/alias\" = \"../b\" }}\nrenames = {{ \"a/x/dot-git\" = \".git\" }}\n\
-             unreadable = [\"a/m/SKILL.md\"]\nwriting_tool = \"rejects\"\n"
+             unreadable = [\"a/m/SKILL.md\"]\nwriting_tool = \"errors\"\n"
         );
         let case = parse(&text).unwrap();
         assert_eq!(case.roots, ["a", "b/c"]);
@@ -739,7 +742,7 @@ mod tests {
         );
         assert_eq!(case.links["a/alias"], "../b");
         assert_eq!(case.renames["a/x/dot-git"], ".git");
-        assert_eq!(case.writing_tool, Some(WritingTool::Rejects));
+        assert_eq!(case.writing_tool, Some(WritingTool::Errors));
     }
 
     #[test]

@@ -120,6 +120,10 @@ pub struct CorpusArgs {
     /// Exit 1 when a port that ran disagrees with the reference.
     #[arg(long)]
     pub fail_on_disagreement: bool,
+    /// Also run the writing tool (`claude plugin validate`, set up from npm) over copies of
+    /// the folders: which skills it accepts that a port drops.
+    #[arg(long)]
+    pub writing_tool: bool,
     /// Seconds an adapter may take to start and answer hello.
     #[arg(long, default_value_t = 120, value_name = "SECS")]
     pub handshake_timeout: u64,
@@ -306,8 +310,10 @@ fn cmd_goldens(args: GoldensArgs) -> Result<ExitCode, Error> {
     let repo = &args.repo.repo;
     let layout = check_repo(repo)?;
     if args.mode.write {
+        let observed = crate::writing_tool::refresh(repo, &layout)?;
         let report = crate::goldens::write(&layout)?;
         print!("{}", report.render(repo));
+        print!("{observed}{}", crate::writing_tool::impact(&layout)?);
         return Ok(ExitCode::Ok);
     }
     let report = crate::goldens::check(&layout)?;
@@ -420,6 +426,7 @@ fn cmd_corpus(args: CorpusArgs) -> Result<ExitCode, Error> {
         ports,
         report_dir: args.report_dir,
         fail_on_disagreement: args.fail_on_disagreement,
+        writing_tool: args.writing_tool,
         timeouts: crate::session::Timeouts {
             handshake: std::time::Duration::from_secs(args.handshake_timeout),
             run: std::time::Duration::from_secs(args.run_timeout),

@@ -74,6 +74,8 @@ pub struct CorpusOptions {
     pub report_dir: Option<PathBuf>,
     pub fail_on_disagreement: bool,
     pub timeouts: Timeouts,
+    /// Also observe the folders with the writing tool ([`crate::writing_tool::corpus`]).
+    pub writing_tool: bool,
 }
 
 /// What one port did with the request, before analysis.
@@ -367,6 +369,9 @@ pub fn corpus(options: CorpusOptions) -> Result<ExitCode, Error> {
     let report_dir = options.report_dir.unwrap_or_else(|| repo.join("reports"));
     write_report(&report, &report_dir)
         .map_err(|e| Error::io(format!("writing reports to `{}`", report_dir.display()), e))?;
+    if options.writing_tool {
+        crate::writing_tool::corpus::report(&repo, &report, &report_dir)?;
+    }
     println!(
         "\nreports written to {}",
         report_dir.join("corpus.md").display()

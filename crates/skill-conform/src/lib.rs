@@ -17,3 +17,4 @@ pub mod report;
 pub mod run;
 pub mod sandbox;
 pub mod session;
+pub mod writing_tool;

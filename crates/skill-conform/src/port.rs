@@ -65,6 +65,9 @@ pub struct PortSpec {
 #[serde(deny_unknown_fields)]
 pub struct PortsFile {
     pub ports: BTreeMap<String, PortSpec>,
+    /// Writing tools (not ports): read by [`crate::writing_tool`].
+    #[serde(default)]
+    pub tools: BTreeMap<String, crate::writing_tool::ToolSpec>,
 }
 
 /// Reads `adapters/ports.toml` under `repo`.

@@ -417,6 +417,8 @@ pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
         .unwrap_or_else(|| options.repo.join("reports"));
     report::write_reports(&results, &report_dir, &redactor)
         .map_err(|e| Error::io(format!("writing reports to `{}`", report_dir.display()), e))?;
+    let specs: Vec<_> = cases.iter().map(|c| c.spec.clone()).collect();
+    crate::writing_tool::append_section(&report_dir.join("summary.md"), &layout, &specs)?;
     println!("reports written to {}", report_dir.display());
 
     if options.write_expected {
