@@ -6,6 +6,7 @@ pub mod corpus;
 pub mod corpus_gen;
 pub mod error;
 pub mod goldens;
+pub mod interrupt;
 pub mod isolate;
 pub mod judge;
 pub mod mutants;

@@ -30,7 +30,8 @@
 //!
 //! A broken case (a rename source that is missing, a link path that exists) is a
 //! [`SandboxError::Case`], never a panic. With `keep`, the directory outlives the sandbox value
-//! and [`Sandbox::path`] tells where; otherwise it is deleted on drop.
+//! and [`Sandbox::path`] tells where; otherwise it is deleted on drop, or by
+//! [`crate::interrupt`] when the run is interrupted.
 
 use std::ffi::{OsStr, OsString};
 use std::io;
@@ -128,6 +129,8 @@ fn io_error(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> Sand
 pub struct Sandbox {
     /// `None` once kept: nothing deletes the directory then.
     dir: Option<TempDir>,
+    /// Registered for removal on SIGINT/SIGTERM while not kept.
+    _interrupt: Option<crate::interrupt::DirGuard>,
     path: PathBuf,
     roots: Vec<String>,
     vacuous: Option<String>,
@@ -137,6 +140,7 @@ impl Sandbox {
     /// Builds the sandbox for `case` (see the module doc for the steps).
     pub fn prepare(case: &CaseSpec, keep: bool) -> Result<Sandbox, SandboxError> {
         let (dir, path) = sandbox_tempdir(PREFIX)?;
+        let registration = crate::interrupt::register_dir(&path);
         let mut vacuous = None;
         copy_dir(&case.dir, &path, Path::new(""), &mut vacuous).map_err(|e| e.in_case(case))?;
         apply_renames(case, &path)?;
@@ -157,14 +161,15 @@ impl Sandbox {
             vacuous = check_unreadable(case, &path)?;
         }
 
-        let dir = if keep {
+        let (dir, registration) = if keep {
             let _kept = dir.keep();
-            None
+            (None, None)
         } else {
-            Some(dir)
+            (Some(dir), Some(registration))
         };
         Ok(Sandbox {
             dir,
+            _interrupt: registration,
             path,
             roots,
             vacuous,

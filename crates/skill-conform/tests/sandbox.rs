@@ -234,3 +234,23 @@ fn case_sensitive_names_survive_on_this_filesystem() {
         sandbox.vacuous()
     );
 }
+
+#[test]
+fn a_sandbox_is_registered_for_interruption_until_dropped_unless_kept() {
+    use skill_conform::interrupt::is_registered_dir;
+    let fixtures = tempfile::tempdir().unwrap();
+    let dir = fixtures.path().join("g/c");
+    write(&dir.join("skills/a/SKILL.md"), "");
+    let sandbox = Sandbox::prepare(&case(&dir, ""), false).unwrap();
+    let path = sandbox.path().to_owned();
+    assert!(is_registered_dir(&path));
+    drop(sandbox);
+    assert!(!is_registered_dir(&path));
+
+    let kept = Sandbox::prepare(&case(&dir, ""), true).unwrap();
+    assert!(
+        !is_registered_dir(kept.path()),
+        "a kept sandbox outlives an interruption"
+    );
+    fs::remove_dir_all(kept.path()).unwrap();
+}
