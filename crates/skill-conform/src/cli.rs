@@ -50,6 +50,9 @@ pub enum Command {
     },
     /// Print the JSON Schema of the adapter protocol (committed as adapters/protocol.schema.json).
     ProtocolSchema,
+    /// Restrict writes (and TCP) with Landlock, then execute PROGRAM (the runner's exec step).
+    #[command(hide = true)]
+    Isolate(crate::isolate::IsolateArgs),
 }
 
 #[derive(Debug, Args)]
@@ -253,6 +256,7 @@ pub fn main() -> std::process::ExitCode {
             );
             Ok(ExitCode::Ok)
         }
+        Command::Isolate(args) => crate::isolate::main(args),
     };
     let code = match result {
         Ok(code) => code,

@@ -7,21 +7,31 @@
 //!    root's raw and percent-encoded spellings are equal). The bases tried, in order
 //!    ([`sandbox_bases`]): `$TMPDIR` when it is set, else the memory-backed `/dev/shm`; then
 //!    `/tmp`. If none qualifies, [`SandboxError::NoPlainTempDir`].
-//! 2. Copies the case directory except its `case.toml`, byte for byte, in sorted order, without
-//!    following symlinks (a committed symlink is recreated as a symlink).
+//! 2. Copies the case directory except its `case.toml`, byte for byte, in sorted order. A symlink
+//!    or special file committed in the fixture tree is refused: links are made only by `links`.
 //! 3. Checks the copy: every directory lists exactly the names of its original. A
 //!    case-insensitive or normalising filesystem (which merges `B`/`b`, `ß`/`ss`, NFC/NFD) makes
 //!    the sandbox **vacuous** — the case's own precondition does not hold here.
 //! 4. Applies `renames`, deepest path first, so nested renames name their original paths.
-//! 5. Applies `links` (parents created as needed; the target text is written as is).
+//! 5. Applies `links` (missing parents created as directories; the target text is written as
+//!    is), then checks every link's target in the final tree: it must resolve inside the
+//!    sandbox, or be one of [`LINK_TARGETS_OUTSIDE_THE_CASE`] exactly.
 //! 6. Hands out the roots as `SANDBOX/<entry>`: the sandbox path is canonical, the entry is not
 //!    resolved, and a root that does not exist is handed out all the same.
-//! 7. Checks `unreadable`: each path must exist (following symlinks) and fail `std::fs::read`;
+//! 7. Checks `unreadable`: each path must resolve to a regular file in the sandbox or to an
+//!    allowed `/proc` entry, exist, and fail to read one byte (opened without blocking);
 //!    otherwise the sandbox is vacuous (for example, running as root reads a mode-000 file).
+//!
+//! **Containment.** No step follows a symlink out of the sandbox: renames and links check every
+//! parent component without following it and refuse one that is a symlink, so nothing is created
+//! or moved outside the sandbox and nothing outside it is read (except one byte of an allowed
+//! `/proc` entry). Every such refusal is a [`SandboxError::Refused`] naming the case and a
+//! [`Refusal`].
 //!
 //! A broken case (a rename source that is missing, a link path that exists) is a
 //! [`SandboxError::Case`], never a panic. With `keep`, the directory outlives the sandbox value
-//! and [`Sandbox::path`] tells where; otherwise it is deleted on drop.
+//! and [`Sandbox::path`] tells where; otherwise it is deleted on drop, or by
+//! [`crate::interrupt`] when the run is interrupted.
 
 use std::ffi::{OsStr, OsString};
 use std::io;
@@ -53,6 +63,56 @@ pub enum SandboxError {
         message: String,
         hint: String,
     },
+
+    /// The case would make the sandbox reach outside itself: a fixture error.
+    #[error("error preparing case `{case}`: {refusal} (hint: {})", refusal.hint())]
+    Refused { case: CaseId, refusal: Refusal },
+}
+
+/// The targets outside the case a `links` entry may name, exactly as written. `/proc/self/mem`
+/// exists on Linux and fails to read even as root (at offset 0), which the unreadable case needs.
+pub const LINK_TARGETS_OUTSIDE_THE_CASE: &[&str] = &["/proc/self/mem"];
+
+/// More links than this in one resolution is refused (the kernel's own limit is 40).
+const MAX_LINK_HOPS: u32 = 40;
+
+/// Why a case may not be applied: it would reach outside its sandbox. Paths are as in the case.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("`{path}` is a symlink committed in the fixture tree")]
+    CommittedSymlink { path: String },
+    #[error("`{path}` is neither a file nor a directory")]
+    SpecialFile { path: String },
+    #[error("`{path}` goes through the symlink `{link}`")]
+    ThroughSymlink { path: String, link: String },
+    #[error("link `{link}` -> `{target}` resolves outside the case")]
+    TargetOutside { link: String, target: String },
+    #[error("`{path}` resolves through more than {MAX_LINK_HOPS} links")]
+    TooManyLinks { path: String },
+    #[error("unreadable `{path}` is neither a regular file nor an allowed /proc entry")]
+    UnreadableKind { path: String },
+}
+
+impl Refusal {
+    /// The fix, for the one-line message.
+    pub fn hint(&self) -> String {
+        match self {
+            Refusal::CommittedSymlink { .. } | Refusal::SpecialFile { .. } => {
+                "commit only files and directories; declare symlinks in the case's `links`".into()
+            }
+            Refusal::ThroughSymlink { .. } => {
+                "`renames` and `links` paths must not pass through a link; make the parent a directory"
+                    .into()
+            }
+            Refusal::TargetOutside { .. } | Refusal::TooManyLinks { .. } => format!(
+                "a link target must stay inside the case directory; outside it only {} is allowed",
+                LINK_TARGETS_OUTSIDE_THE_CASE.join(", ")
+            ),
+            Refusal::UnreadableKind { .. } => {
+                "link the path to a file of the case or to /proc/self/mem".into()
+            }
+        }
+    }
 }
 
 fn io_error(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> SandboxError {
@@ -69,6 +129,8 @@ fn io_error(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> Sand
 pub struct Sandbox {
     /// `None` once kept: nothing deletes the directory then.
     dir: Option<TempDir>,
+    /// Registered for removal on SIGINT/SIGTERM while not kept.
+    _interrupt: Option<crate::interrupt::DirGuard>,
     path: PathBuf,
     roots: Vec<String>,
     vacuous: Option<String>,
@@ -78,10 +140,12 @@ impl Sandbox {
     /// Builds the sandbox for `case` (see the module doc for the steps).
     pub fn prepare(case: &CaseSpec, keep: bool) -> Result<Sandbox, SandboxError> {
         let (dir, path) = sandbox_tempdir(PREFIX)?;
+        let registration = crate::interrupt::register_dir(&path);
         let mut vacuous = None;
-        copy_dir(&case.dir, &path, Path::new(""), &mut vacuous)?;
+        copy_dir(&case.dir, &path, Path::new(""), &mut vacuous).map_err(|e| e.in_case(case))?;
         apply_renames(case, &path)?;
         apply_links(case, &path)?;
+        check_link_targets(case, &path)?;
 
         let base = path
             .to_str()
@@ -94,17 +158,18 @@ impl Sandbox {
             .collect();
 
         if vacuous.is_none() {
-            vacuous = check_unreadable(&case.unreadable, &path);
+            vacuous = check_unreadable(case, &path)?;
         }
 
-        let dir = if keep {
+        let (dir, registration) = if keep {
             let _kept = dir.keep();
-            None
+            (None, None)
         } else {
-            Some(dir)
+            (Some(dir), Some(registration))
         };
         Ok(Sandbox {
             dir,
+            _interrupt: registration,
             path,
             roots,
             vacuous,
@@ -218,6 +283,28 @@ pub fn adapter_env(home: &Path) -> Vec<(String, OsString)> {
     env
 }
 
+/// Why copying a case failed: an I/O error, or an entry the sandbox refuses.
+#[derive(Debug)]
+enum CopyError {
+    Io(SandboxError),
+    Refused(Refusal),
+}
+
+impl From<SandboxError> for CopyError {
+    fn from(error: SandboxError) -> Self {
+        CopyError::Io(error)
+    }
+}
+
+impl CopyError {
+    fn in_case(self, case: &CaseSpec) -> SandboxError {
+        match self {
+            CopyError::Io(error) => error,
+            CopyError::Refused(refusal) => refused(case, refusal),
+        }
+    }
+}
+
 /// Copies the directory `from` into the existing directory `to`; `rel` is `from` relative to the
 /// case directory (empty at the top, where `case.toml` is left out). The first sign that the
 /// filesystem merged or renamed an entry goes into `vacuous`.
@@ -226,7 +313,7 @@ fn copy_dir(
     to: &Path,
     rel: &Path,
     vacuous: &mut Option<String>,
-) -> Result<(), SandboxError> {
+) -> Result<(), CopyError> {
     let mut names = sorted_names(from)?;
     if rel.as_os_str().is_empty() {
         names.retain(|name| name != MANIFEST);
@@ -247,19 +334,18 @@ fn copy_dir(
         }
         let kind = meta.file_type();
         if kind.is_symlink() {
-            let link = std::fs::read_link(&source).map_err(io_error("reading", &source))?;
-            std::os::unix::fs::symlink(&link, &target).map_err(io_error("creating", &target))?;
+            return Err(CopyError::Refused(Refusal::CommittedSymlink {
+                path: shown(rel_name.as_os_str()),
+            }));
         } else if kind.is_dir() {
             std::fs::create_dir(&target).map_err(io_error("creating", &target))?;
             copy_dir(&source, &target, &rel_name, vacuous)?;
         } else if kind.is_file() {
             std::fs::copy(&source, &target).map_err(io_error("copying", &source))?;
         } else {
-            return Err(SandboxError::Io {
-                action: "copying",
-                path: source,
-                cause: io::Error::other("not a file, directory or symlink"),
-            });
+            return Err(CopyError::Refused(Refusal::SpecialFile {
+                path: shown(rel_name.as_os_str()),
+            }));
         }
     }
     if vacuous.is_none() {
@@ -344,6 +430,46 @@ fn case_error(case: &CaseSpec, message: String, hint: &str) -> SandboxError {
     }
 }
 
+fn refused(case: &CaseSpec, refusal: Refusal) -> SandboxError {
+    SandboxError::Refused {
+        case: case.id.clone(),
+        refusal,
+    }
+}
+
+/// The components of a case path (plain relative, `/`-separated, as `case.rs` checks).
+fn components(rel: &str) -> Vec<&str> {
+    rel.split('/').collect()
+}
+
+/// Checks that no parent of `rel` in the sandbox is a symlink, without following any; with
+/// `create`, makes the missing parents as directories on the way.
+fn check_parents(
+    case: &CaseSpec,
+    sandbox: &Path,
+    rel: &str,
+    create: bool,
+) -> Result<(), SandboxError> {
+    let parts = components(rel);
+    let mut dir = sandbox.to_owned();
+    for (depth, part) in parts[..parts.len() - 1].iter().enumerate() {
+        dir.push(part);
+        match std::fs::symlink_metadata(&dir) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let link = parts[..=depth].join("/");
+                let path = rel.to_owned();
+                return Err(refused(case, Refusal::ThroughSymlink { path, link }));
+            }
+            Ok(_) => {}
+            Err(error) if create && error.kind() == io::ErrorKind::NotFound => {
+                std::fs::create_dir(&dir).map_err(io_error("creating", &dir))?;
+            }
+            Err(_) => return Ok(()), // nothing below a missing parent exists to follow
+        }
+    }
+    Ok(())
+}
+
 fn apply_renames(case: &CaseSpec, sandbox: &Path) -> Result<(), SandboxError> {
     let mut renames: Vec<(&String, &String)> = case.renames.iter().collect();
     // Deepest first, so `a/dot-git/b/dot-git` is renamed before `a/dot-git` moves.
@@ -354,6 +480,7 @@ fn apply_renames(case: &CaseSpec, sandbox: &Path) -> Result<(), SandboxError> {
             .then(a.cmp(b))
     });
     for (from, new_name) in renames {
+        check_parents(case, sandbox, from, false)?;
         let source = sandbox.join(from);
         if std::fs::symlink_metadata(&source).is_err() {
             return Err(case_error(
@@ -377,6 +504,7 @@ fn apply_renames(case: &CaseSpec, sandbox: &Path) -> Result<(), SandboxError> {
 
 fn apply_links(case: &CaseSpec, sandbox: &Path) -> Result<(), SandboxError> {
     for (link, target) in &case.links {
+        check_parents(case, sandbox, link, true)?;
         let path = sandbox.join(link);
         if std::fs::symlink_metadata(&path).is_ok() {
             return Err(case_error(
@@ -385,30 +513,165 @@ fn apply_links(case: &CaseSpec, sandbox: &Path) -> Result<(), SandboxError> {
                 "`links` creates new entries; remove the committed one or pick another path",
             ));
         }
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(io_error("creating", parent))?;
-        }
         std::os::unix::fs::symlink(target, &path).map_err(io_error("creating", &path))?;
     }
     Ok(())
 }
 
-/// Why an `unreadable` precondition does not hold, if one does not.
-fn check_unreadable(paths: &[String], sandbox: &Path) -> Option<String> {
-    paths.iter().find_map(|rel| {
-        let path = sandbox.join(rel);
-        if std::fs::metadata(&path).is_err() {
-            Some(format!(
-                "`{rel}` should exist and fail to read, but it does not exist on this system"
-            ))
-        } else if std::fs::read(&path).is_ok() {
-            Some(format!(
-                "`{rel}` should fail to read, but it reads on this system (running as root?)"
-            ))
-        } else {
-            None
+/// Checks, once every link exists (a later link can redirect an earlier one), that each link
+/// resolves inside the sandbox or is an allowed target outside the case.
+fn check_link_targets(case: &CaseSpec, sandbox: &Path) -> Result<(), SandboxError> {
+    for (link, target) in &case.links {
+        let mut parts = components(link);
+        parts.pop();
+        let dir: Vec<OsString> = parts.into_iter().map(OsString::from).collect();
+        match resolve(sandbox, dir, Path::new(target), &mut 0) {
+            Ok(_) => {}
+            Err(Escape::Outside) => {
+                let (link, target) = (link.clone(), target.clone());
+                return Err(refused(case, Refusal::TargetOutside { link, target }));
+            }
+            Err(Escape::TooManyLinks) => {
+                let path = link.clone();
+                return Err(refused(case, Refusal::TooManyLinks { path }));
+            }
         }
-    })
+    }
+    Ok(())
+}
+
+/// Where a path in the sandbox leads.
+#[derive(Debug, PartialEq, Eq)]
+enum Resolved {
+    /// Components below the sandbox, every symlink among them followed (the last may not exist).
+    Inside(Vec<OsString>),
+    /// One of [`LINK_TARGETS_OUTSIDE_THE_CASE`].
+    Allowed(&'static str),
+}
+
+/// Why a path does not resolve inside the sandbox.
+#[derive(Debug, PartialEq, Eq)]
+enum Escape {
+    Outside,
+    TooManyLinks,
+}
+
+/// Resolves `path` from the sandbox directory `dir` (components below `sandbox`) the way the
+/// kernel would, following the symlinks it meets by reading them (never through the
+/// filesystem), and says whether it stays inside. Below a missing entry, the rest is taken as
+/// written (the kernel would fail there).
+fn resolve(
+    sandbox: &Path,
+    dir: Vec<OsString>,
+    path: &Path,
+    hops: &mut u32,
+) -> Result<Resolved, Escape> {
+    use std::path::Component;
+    if path.is_absolute() {
+        return LINK_TARGETS_OUTSIDE_THE_CASE
+            .iter()
+            .find(|allowed| Path::new(allowed) == path)
+            .map(|allowed| Resolved::Allowed(allowed))
+            .ok_or(Escape::Outside);
+    }
+    let mut current = dir;
+    let mut rest = path.components().peekable();
+    while let Some(component) = rest.next() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                current.pop().ok_or(Escape::Outside)?;
+            }
+            Component::Normal(name) => {
+                let Ok(text) = std::fs::read_link(below(sandbox, &current).join(name)) else {
+                    current.push(name.to_owned());
+                    continue;
+                };
+                *hops += 1;
+                if *hops > MAX_LINK_HOPS {
+                    return Err(Escape::TooManyLinks);
+                }
+                match resolve(sandbox, current.clone(), &text, hops)? {
+                    Resolved::Inside(parts) => current = parts,
+                    allowed if rest.peek().is_none() => return Ok(allowed),
+                    Resolved::Allowed(_) => return Err(Escape::Outside),
+                }
+            }
+            Component::RootDir | Component::Prefix(_) => return Err(Escape::Outside),
+        }
+    }
+    Ok(Resolved::Inside(current))
+}
+
+/// The path of `parts` below `sandbox`.
+fn below(sandbox: &Path, parts: &[OsString]) -> PathBuf {
+    parts
+        .iter()
+        .fold(sandbox.to_owned(), |path, part| path.join(part))
+}
+
+/// Why an `unreadable` precondition does not hold, if one does not; a refusal if a path leads
+/// to something that is not a regular file of the sandbox or an allowed `/proc` entry.
+fn check_unreadable(case: &CaseSpec, sandbox: &Path) -> Result<Option<String>, SandboxError> {
+    for rel in &case.unreadable {
+        let kind_refused = || {
+            let path = rel.clone();
+            refused(case, Refusal::UnreadableKind { path })
+        };
+        let path = match resolve(sandbox, Vec::new(), Path::new(rel), &mut 0) {
+            Ok(Resolved::Allowed(outside)) => PathBuf::from(outside),
+            Ok(Resolved::Inside(parts)) => below(sandbox, &parts),
+            Err(_) => return Err(kind_refused()),
+        };
+        match read_one_byte(&path) {
+            OneByte::Missing => {
+                return Ok(Some(format!(
+                    "`{rel}` should exist and fail to read, but it does not exist on this system"
+                )))
+            }
+            OneByte::Read => {
+                return Ok(Some(format!(
+                    "`{rel}` should fail to read, but it reads on this system (running as root?)"
+                )))
+            }
+            OneByte::NotRegular => return Err(kind_refused()),
+            OneByte::Failed => {}
+        }
+    }
+    Ok(None)
+}
+
+/// What reading the first byte of a file gave.
+#[derive(Debug, PartialEq, Eq)]
+enum OneByte {
+    Missing,
+    NotRegular,
+    Read,
+    Failed,
+}
+
+/// Opens `path` without blocking and without following a final symlink, and reads at most one
+/// byte — only if it is a regular file (a `/proc` entry such as `mem` is one).
+fn read_one_byte(path: &Path) -> OneByte {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_NOCTTY)
+        .open(path);
+    let mut file = match opened {
+        Ok(file) => file,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return OneByte::Missing,
+        Err(_) => return OneByte::Failed,
+    };
+    if !file.metadata().is_ok_and(|meta| meta.is_file()) {
+        return OneByte::NotRegular;
+    }
+    match file.read(&mut [0u8; 1]) {
+        // Zero bytes (an empty file) or one: either way, reading worked.
+        Ok(0 | 1) => OneByte::Read,
+        Ok(_) | Err(_) => OneByte::Failed,
+    }
 }
 
 #[cfg(test)]
@@ -486,5 +749,46 @@ mod tests {
         assert!(env.contains(&("LANG".into(), "C.UTF-8".into())));
         assert!(env.contains(&("LC_ALL".into(), "C.UTF-8".into())));
         assert!(env.contains(&("HOME".into(), "/tmp/home".into())));
+    }
+
+    #[test]
+    fn one_byte_reads_refuse_fifos_and_devices_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        assert_eq!(read_one_byte(&fifo), OneByte::NotRegular);
+        assert_eq!(read_one_byte(Path::new("/dev/zero")), OneByte::NotRegular);
+        assert_eq!(read_one_byte(&dir.path().join("none")), OneByte::Missing);
+        std::fs::write(dir.path().join("f"), "x").unwrap();
+        assert_eq!(read_one_byte(&dir.path().join("f")), OneByte::Read);
+        assert_eq!(read_one_byte(Path::new("/proc/self/mem")), OneByte::Failed);
+    }
+
+    #[test]
+    fn resolution_follows_links_inside_and_stops_at_the_top() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("s/a")).unwrap();
+        std::os::unix::fs::symlink("..", root.join("s/a/up")).unwrap();
+        std::os::unix::fs::symlink("/proc/self/mem", root.join("s/mem")).unwrap();
+        let parts = |list: &[&str]| list.iter().map(OsString::from).collect::<Vec<_>>();
+        let resolved = |path: &str| resolve(root, Vec::new(), Path::new(path), &mut 0);
+        assert_eq!(
+            resolved("s/a/up/x"),
+            Ok(Resolved::Inside(parts(&["s", "x"])))
+        );
+        assert_eq!(resolved("s/a/up/../.."), Err(Escape::Outside));
+        assert_eq!(resolved("s/mem"), Ok(Resolved::Allowed("/proc/self/mem")));
+        assert_eq!(resolved("s/mem/x"), Err(Escape::Outside));
+        assert_eq!(
+            resolved("/proc/self/mem"),
+            Ok(Resolved::Allowed("/proc/self/mem"))
+        );
+        assert_eq!(resolved("/etc/passwd"), Err(Escape::Outside));
+        assert_eq!(
+            resolved("missing/../s"),
+            Ok(Resolved::Inside(parts(&["s"])))
+        );
     }
 }

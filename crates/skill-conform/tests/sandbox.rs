@@ -90,19 +90,17 @@ fn renames_then_links() {
 }
 
 #[test]
-fn committed_symlinks_are_recreated_not_followed() {
+fn committed_symlinks_are_refused() {
     let fixtures = tempfile::tempdir().unwrap();
     let dir = fixtures.path().join("g/c");
     write(&dir.join("skills/real/SKILL.md"), "real");
-    fs::create_dir_all(dir.join("skills")).unwrap();
     std::os::unix::fs::symlink("real", dir.join("skills/alias")).unwrap();
-    let sandbox = Sandbox::prepare(&case(&dir, ""), false).unwrap();
-    let alias = sandbox.path().join("skills/alias");
-    assert!(fs::symlink_metadata(&alias)
-        .unwrap()
-        .file_type()
-        .is_symlink());
-    assert_eq!(fs::read_link(alias).unwrap(), PathBuf::from("real"));
+    let error = Sandbox::prepare(&case(&dir, ""), false).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "error preparing case `g/c`: `skills/alias` is a symlink committed in the fixture tree \
+         (hint: commit only files and directories; declare symlinks in the case's `links`)"
+    );
 }
 
 #[test]
@@ -235,4 +233,24 @@ fn case_sensitive_names_survive_on_this_filesystem() {
         "{:?}",
         sandbox.vacuous()
     );
+}
+
+#[test]
+fn a_sandbox_is_registered_for_interruption_until_dropped_unless_kept() {
+    use skill_conform::interrupt::is_registered_dir;
+    let fixtures = tempfile::tempdir().unwrap();
+    let dir = fixtures.path().join("g/c");
+    write(&dir.join("skills/a/SKILL.md"), "");
+    let sandbox = Sandbox::prepare(&case(&dir, ""), false).unwrap();
+    let path = sandbox.path().to_owned();
+    assert!(is_registered_dir(&path));
+    drop(sandbox);
+    assert!(!is_registered_dir(&path));
+
+    let kept = Sandbox::prepare(&case(&dir, ""), true).unwrap();
+    assert!(
+        !is_registered_dir(kept.path()),
+        "a kept sandbox outlives an interruption"
+    );
+    fs::remove_dir_all(kept.path()).unwrap();
 }
