@@ -114,7 +114,10 @@ fn the_bundle_holds_every_case_with_its_golden_and_is_reproducible() {
             text.lines().any(|l| l.replace(' ', "") == "pinned=true")
         })
         .count();
-    assert_eq!(pinned, pinned_fixtures, "every pinned case is in the bundle, marked pinned");
+    assert_eq!(
+        pinned, pinned_fixtures,
+        "every pinned case is in the bundle, marked pinned"
+    );
 
     let status = Command::new("sha256sum")
         .args(["-c", "--quiet", "SHA256SUMS"])
