@@ -39,6 +39,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobBuilder, GlobMatcher};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The name of the manifest file inside a case directory.
@@ -78,9 +79,25 @@ pub enum CaseError {
 }
 
 /// The id of a case: `group/case`, the path of its directory below the fixture directory.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(transparent)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(try_from = "String", into = "String")]
 pub struct CaseId(String);
+
+impl TryFrom<String> for CaseId {
+    type Error = String;
+
+    fn try_from(id: String) -> Result<CaseId, String> {
+        CaseId::parse(&id).ok_or_else(|| format!("`{id}` is not a case id (`group/case`)"))
+    }
+}
+
+impl From<CaseId> for String {
+    fn from(id: CaseId) -> String {
+        id.0
+    }
+}
 
 impl CaseId {
     /// Builds `group/case`; `None` unless both parts are valid directory names (see module doc).

@@ -33,7 +33,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use skill_ref::canonical::to_canonical_string;
 
@@ -109,7 +110,7 @@ pub struct PortResult {
 }
 
 /// The state of a port in the report.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum PortState {
     Ok,
@@ -120,7 +121,7 @@ pub enum PortState {
 }
 
 /// One port's line of the report.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PortSummary {
     pub kind: PortKind,
@@ -134,6 +135,9 @@ pub struct PortSummary {
     pub library_version: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runtime: Option<String>,
+    /// Further libraries the hello names (the YAML parser), with their versions.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub libraries: BTreeMap<String, String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fault: Option<FaultDetails>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -157,7 +161,7 @@ pub struct PortSummary {
 }
 
 /// How a port's loads compare with the reference's.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LoadsSummary {
     /// Loads the port returned.
@@ -167,7 +171,7 @@ pub struct LoadsSummary {
 }
 
 /// One load that differs from the reference's.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LoadDifference {
     /// The requested name.
@@ -179,7 +183,7 @@ pub struct LoadDifference {
 }
 
 /// The first line where two texts differ.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FirstDifference {
     /// 1-based.
@@ -193,7 +197,7 @@ pub struct FirstDifference {
 }
 
 /// Ports whose normalised inventories are byte-identical.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct InventoryCluster {
     /// In display order (reference, real ports, mutants; each by name).
@@ -204,7 +208,7 @@ pub struct InventoryCluster {
 }
 
 /// What one port says about one `SKILL.md` location.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "verdict", rename_all = "kebab-case")]
 pub enum LocationVerdict {
     Accepted { name: Value, description: Value },
@@ -212,7 +216,7 @@ pub enum LocationVerdict {
 }
 
 /// A location the ports disagree about.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LocationRow {
     /// Redacted (`{root0}/…/SKILL.md`).
@@ -224,7 +228,7 @@ pub struct LocationRow {
 }
 
 /// An accepted name whose winning copy differs between ports.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DuplicateRow {
     pub name: String,
@@ -233,7 +237,11 @@ pub struct DuplicateRow {
 }
 
 /// Everything `corpus` found: `corpus.json` is this, canonical.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+///
+/// Format policy (as for `report.json`): `format` names the shape of this file. Fields added
+/// later (optional, or with a default) do not bump it; renaming, removing or retyping a field
+/// does. Readers accept the current format and the previous one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CorpusReport {
     pub format: u32,
@@ -629,6 +637,11 @@ pub fn analyse(roots: Vec<String>, load_count: usize, results: Vec<PortResult>) 
             library: result.hello.as_ref().map(|h| h.library.clone()),
             library_version: result.hello.as_ref().map(|h| h.version.clone()),
             runtime: result.hello.as_ref().map(|h| h.runtime.clone()),
+            libraries: result
+                .hello
+                .as_ref()
+                .map(|h| h.libraries.clone())
+                .unwrap_or_default(),
             fault: None,
             stderr_tail: None,
             cluster: None,
@@ -828,6 +841,13 @@ pub fn analyse(roots: Vec<String>, load_count: usize, results: Vec<PortResult>) 
         duplicates,
         agreement,
     }
+}
+
+/// The JSON Schema (draft 2020-12) of `corpus.json` ([`CorpusReport`]); its `format` follows
+/// the policy of `report.json` (see [`crate::report::format`]).
+pub fn schema() -> Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+    generator.into_root_schema_for::<CorpusReport>().to_value()
 }
 
 /// `corpus.json`: the report as canonical JSON.

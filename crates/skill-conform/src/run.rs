@@ -467,6 +467,7 @@ fn judge_port(
     if let Some(hello) = &observation.hello {
         info.library_version = Some(hello.version.clone());
         info.runtime = Some(hello.runtime.clone());
+        info.libraries = hello.libraries.clone();
     }
     match &observation.trouble {
         Some(PortTrouble::Unavailable(reason)) => {

@@ -25,7 +25,7 @@ use serde_json::Value;
 use skill_ref::canonical::to_canonical_string;
 
 /// One difference between the golden (`expected`) and the normalised reply (`actual`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Mismatch {
     /// RFC 6901 JSON pointer (`~` as `~0`, `/` as `~1`); `""` is the whole document.
     pub pointer: String,

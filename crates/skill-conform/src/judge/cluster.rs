@@ -16,7 +16,8 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use super::{fingerprint, PortKind, Results, Status};
 use crate::case::CaseId;
@@ -25,7 +26,7 @@ use crate::case::CaseId;
 pub const SUSPECT_QUORUM: usize = 3;
 
 /// Real ports whose normalised output for one case is identical.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Cluster {
     /// Sorted by name; never empty.
@@ -37,7 +38,7 @@ pub struct Cluster {
 }
 
 /// A note in the report that changes nothing else.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Note {
     pub kind: NoteKind,
@@ -49,7 +50,9 @@ pub struct Note {
 }
 
 /// What a [`Note`] is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum NoteKind {
     /// At least [`SUSPECT_QUORUM`] real ports agree with each other against the golden.

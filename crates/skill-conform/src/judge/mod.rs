@@ -38,7 +38,8 @@ pub mod status;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use skill_ref::canonical::to_canonical_string;
 
@@ -50,6 +51,33 @@ use crate::session::{Fault, FaultEvidence, FaultKind, Phase, StderrTail};
 pub use cluster::{Cluster, Note};
 pub use expected::{ExpectationError, ExpectedEntry};
 pub use status::Status;
+
+/// `durationMs` as reports write it: milliseconds, or a placeholder once redacted.
+mod duration_field {
+    use schemars::JsonSchema;
+    use serde::{Deserialize, Deserializer};
+
+    /// Milliseconds, or the placeholder of a redacted duration (`[DURATION]`).
+    #[derive(Deserialize, JsonSchema)]
+    #[serde(untagged)]
+    pub enum DurationMs {
+        Millis(u64),
+        Redacted(String),
+    }
+
+    /// A number is the duration; the placeholder reads as unknown; any other text is an error.
+    pub fn read<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+        match Option::<DurationMs>::deserialize(deserializer)? {
+            Some(DurationMs::Millis(ms)) => Ok(Some(ms)),
+            Some(DurationMs::Redacted(text)) if text == crate::report::DURATION => Ok(None),
+            Some(DurationMs::Redacted(text)) => Err(serde::de::Error::custom(format!(
+                "durationMs `{text}` is neither milliseconds nor `{}`",
+                crate::report::DURATION
+            ))),
+            None => Ok(None),
+        }
+    }
+}
 
 /// A port's name as the CLI and reports spell it (`reference`, `python`, …).
 pub type PortId = String;
@@ -77,7 +105,7 @@ pub fn repro_command(port: &str, case: &CaseId) -> String {
 }
 
 /// The data of a session fault, flattened for the reports (see [`Fault`] for each meaning).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FaultDetails {
     pub kind: FaultKind,
@@ -189,7 +217,7 @@ pub fn stderr_text(tail: &StderrTail) -> Option<String> {
 }
 
 /// The expected-divergence entry a verdict matched.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ExpectedMatch {
     /// The `expected.toml` the entry is in, as given to the parser.
@@ -227,8 +255,8 @@ impl ExpectedMatch {
 }
 
 /// Everything known about a trial, as data. Renderers decide what to show.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default, rename_all = "camelCase")]
 pub struct Evidence {
     /// Golden (expected) against normalised reply (actual); empty when equal.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -258,12 +286,18 @@ pub struct Evidence {
     pub reason: Option<String>,
     /// The command that reproduces the trial ([`repro_command`]).
     pub repro: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// How long the trial took. A report written with durations redacted holds the string
+    /// `[DURATION]` here, which reads back as `None`.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "duration_field::read"
+    )]
+    #[schemars(with = "Option<duration_field::DurationMs>")]
     pub duration_ms: Option<u64>,
 }
 
 /// The judgement of one trial.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Verdict {
     pub status: Status,
     pub evidence: Evidence,
@@ -448,7 +482,7 @@ pub fn judge_repeats(runs: Vec<Verdict>) -> Option<Verdict> {
 }
 
 /// What `run --repeat N` adds to a run's results (absent for a single pass).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RepeatInfo {
     /// How many times each port ran every selected case, in one session.
@@ -461,7 +495,9 @@ pub struct RepeatInfo {
 }
 
 /// How the raw replies of repeated runs of one trial differ when their compared forms do not.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum RawDifference {
     /// Only the order of `inventory.skills` or `inventory.skipped` (e.g. Go's map order).
@@ -503,7 +539,9 @@ pub fn raw_difference(replies: &[(&Value, &[String])]) -> Option<RawDifference> 
 }
 
 /// What kind of port a column is: the reference, a real port, or a mutant of the reference.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum PortKind {
     Reference,
@@ -526,7 +564,7 @@ impl PortKind {
 }
 
 /// Whether a port could be run.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "state", rename_all = "kebab-case")]
 pub enum PortStatus {
     Available,
@@ -541,7 +579,7 @@ pub enum PortStatus {
 }
 
 /// What the run knows about one port.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PortInfo {
     pub name: PortId,
@@ -552,6 +590,10 @@ pub struct PortInfo {
     /// The runtime from the hello (`CPython 3.11.7`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runtime: Option<String>,
+    /// Further libraries the hello names, with their versions (the YAML parser); omitted when
+    /// empty.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub libraries: BTreeMap<String, String>,
     pub status: PortStatus,
 }
 
@@ -564,13 +606,14 @@ impl PortInfo {
             name,
             library_version: None,
             runtime: None,
+            libraries: BTreeMap::new(),
             status: PortStatus::Available,
         }
     }
 }
 
 /// What the reports need to know about a case.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct CaseInfo {
     pub pinned: bool,
     /// The contract sections or addenda it pins (`§4`, `A15`).
@@ -600,7 +643,7 @@ pub struct Results {
 }
 
 /// One problem with a port's `expected.toml`, as the reports show it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ExpectationProblem {
     pub port: PortId,
     /// The error's text (it names the file, and may add a `(hint: …)` line).

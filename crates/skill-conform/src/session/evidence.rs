@@ -6,7 +6,8 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::protocol::ReplyProblem;
@@ -88,7 +89,9 @@ pub enum HandshakeProblem {
 }
 
 /// A fieldless name for each [`Fault`] variant, for the judge's status mapping.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum FaultKind {
     SpawnFailed,
@@ -125,7 +128,7 @@ impl Fault {
 ///
 /// A fault in the [`Phase::Handshake`] (the first start or a restart) means the port cannot be
 /// talked to at all, whatever the fault's kind: the judge should call that `broken`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Phase {
     /// Spawning the process and the hello exchange.
