@@ -257,7 +257,7 @@ pub fn main() -> std::process::ExitCode {
             error.exit_code()
         }
     };
-    std::process::ExitCode::from(code as u8)
+    std::process::ExitCode::from(code.code())
 }
 
 fn current_dir() -> Result<PathBuf, Error> {

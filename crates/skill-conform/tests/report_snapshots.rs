@@ -144,7 +144,7 @@ fn one_case_per_status() -> Results {
     let mut results = Results::new();
     results.add_port(port_info("reference", "0.1.0", "rust"));
     results.add_port(port_info("python", "0.21.0", "CPython 3.11.7"));
-    for status in Status::ALL {
+    for status in Status::all() {
         let case = id(&format!("status/{}", status.as_str()));
         let pinned = !matches!(status, Status::Gap);
         results.add_case(case.clone(), case_info(pinned));
@@ -273,7 +273,7 @@ fn one_details_block_per_status() {
     let results = one_case_per_status();
     let redactor = redactor();
     let mut out = String::new();
-    for status in Status::ALL {
+    for status in Status::all() {
         let case = id(&format!("status/{}", status.as_str()));
         let trial = Trial {
             port: "python",

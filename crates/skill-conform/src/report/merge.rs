@@ -116,11 +116,14 @@ impl Merged {
 fn state_cell(status: Option<&PortStatus>) -> String {
     match status {
         None => NO_VERDICT.to_owned(),
-        Some(PortStatus::Available) => "available".to_owned(),
         Some(PortStatus::Unavailable { reason }) => {
-            format!("unavailable: {}", reason.replace('|', "\\|"))
+            format!(
+                "{}: {}",
+                status.map_or("", PortStatus::word),
+                reason.replace('|', "\\|")
+            )
         }
-        Some(PortStatus::Broken { .. }) => "broken".to_owned(),
+        Some(other) => other.word().to_owned(),
     }
 }
 

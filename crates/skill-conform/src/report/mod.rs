@@ -24,6 +24,7 @@ pub mod markdown;
 pub mod merge;
 pub mod model;
 pub mod terminal;
+pub mod vocabulary;
 
 use std::io;
 use std::path::Path;

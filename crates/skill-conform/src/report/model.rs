@@ -22,23 +22,9 @@ use crate::session::{FaultKind, Phase};
 /// How many lines of an adapter's stderr a report shows (report.json keeps all it was given).
 pub const STDERR_LINES: usize = 20;
 
-/// The short matrix cell for a status.
+/// The short matrix cell for a status ([`Status::words`]).
 pub fn cell(status: Status) -> &'static str {
-    match status {
-        Status::Pass => "ok",
-        Status::Fail => "FAIL",
-        Status::ExpectedFail => "xfail",
-        Status::UnexpectedPass => "XPASS",
-        Status::Gap => "gap",
-        Status::Error => "ERR",
-        Status::Timeout => "T/O",
-        Status::Crash => "CRASH",
-        Status::ProtocolError => "PROTO",
-        Status::Broken => "BROKEN",
-        Status::Unavailable => "n/a",
-        Status::Vacuous => "vac",
-        Status::Nondeterministic => "NONDET",
-    }
+    status.words().cell
 }
 
 /// The cell of a (port, case) pair that has no verdict (not run, e.g. filtered out).
@@ -190,14 +176,13 @@ impl<'r> Model<'r> {
     }
 }
 
-/// `3 pass, 1 fail, 2 gap`: nonzero counts in [`Status::ALL`] order.
+/// `3 pass, 1 fail, 2 gap`: nonzero counts in [`Status::all`] order.
 pub fn count_list(totals: &Totals) -> String {
-    let parts: Vec<String> = Status::ALL
-        .iter()
+    let parts: Vec<String> = Status::all()
         .filter_map(|status| {
             totals
                 .by_status
-                .get(status)
+                .get(&status)
                 .filter(|count| **count > 0)
                 .map(|count| format!("{count} {status}"))
         })
