@@ -212,7 +212,7 @@ pub struct Evidence {
     /// The expected-divergence entry that matched.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expected: Option<ExpectedMatch>,
-    /// [`fingerprint`] of the actual output (of the error reply, for `error`).
+    /// [`fingerprint`](super::fingerprint) of the actual output (of the error reply, for `error`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<String>,
     /// Why the port is unavailable or broken, or why the case is vacuous (the caller's words).

@@ -212,7 +212,7 @@ impl Results {
             .collect()
     }
 
-    /// One port's verdicts, by case (for [`expected::draft_expected`]).
+    /// One port's verdicts, by case (for [`draft_expected`](super::expected::draft_expected)).
     pub fn port_verdicts<'a>(
         &'a self,
         port: &'a str,
