@@ -223,7 +223,7 @@ impl Results {
             .map(|((_, case), verdict)| (case, verdict))
     }
 
-    /// The verdicts that make the run fail ([`Status::is_failure`]), in (port, case) order.
+    /// The verdicts that make the run fail ([`Status::is_failure`](super::Status::is_failure)), in (port, case) order.
     pub fn failures(&self) -> impl Iterator<Item = (&str, &CaseId, &Verdict)> {
         self.verdicts
             .iter()
