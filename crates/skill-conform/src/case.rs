@@ -52,7 +52,7 @@ pub const UNKNOWN_SKILL: &str = "no-such-skill";
 #[derive(Debug, thiserror::Error)]
 pub enum CaseError {
     #[error(
-        "fixture directory `{}` does not exist (hint: run from the repository root or pass --fixtures DIR)",
+        "fixture directory `{}` does not exist (hint: run from the repository root or pass --repo DIR, the directory holding conformance-fixtures/)",
         dir.display()
     )]
     FixturesMissing { dir: PathBuf },
@@ -486,11 +486,12 @@ fn field_at(text: &str, offset: usize) -> Option<String> {
     })
 }
 
-/// The valid field within edit distance 2 of `name`, if exactly one is closest.
+/// The valid field within edit distance 2 of `name` ([`strsim::levenshtein`]), the first
+/// closest one.
 fn closest_field(name: &str) -> Option<&'static str> {
     let mut best: Option<(usize, &'static str)> = None;
     for field in FIELDS {
-        let distance = edit_distance(name, field);
+        let distance = strsim::levenshtein(name, field);
         let better = match best {
             Some((d, _)) => distance < d,
             None => true,
@@ -502,21 +503,6 @@ fn closest_field(name: &str) -> Option<&'static str> {
     best.map(|(_, field)| field)
 }
 
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous + usize::from(ca != *cb);
-            previous = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
-        }
-    }
-    row[b.len()]
-}
-
 /// Discovers every case below `fixtures_dir`, sorted by id.
 pub fn discover(fixtures_dir: &Path) -> Result<Vec<CaseSpec>, CaseError> {
     match std::fs::metadata(fixtures_dir) {
@@ -525,7 +511,7 @@ pub fn discover(fixtures_dir: &Path) -> Result<Vec<CaseSpec>, CaseError> {
             return Err(CaseError::UnexpectedEntry {
                 path: fixtures_dir.to_owned(),
                 what: "the fixture directory is not a directory".into(),
-                hint: "pass --fixtures DIR naming the `conformance-fixtures` directory".into(),
+                hint: "pass --repo DIR, the directory holding conformance-fixtures/".into(),
             })
         }
         Err(error) if error.kind() == io::ErrorKind::NotFound => {
