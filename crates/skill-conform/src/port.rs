@@ -106,6 +106,27 @@ impl PortRequest {
         }
     }
 
+    /// The request exactly as the user gave it, for reproduce lines: `--port NAME`,
+    /// `--port NAME@VERSION`, `--port NAME=PATH` or `--adapter NAME=COMMAND`.
+    pub fn as_given(&self) -> String {
+        match self {
+            PortRequest::Named {
+                name,
+                version: Some(version),
+                ..
+            } => format!("--port {name}@{version}"),
+            PortRequest::Named {
+                name,
+                path: Some(path),
+                ..
+            } => format!("--port {name}={}", path.display()),
+            PortRequest::Named { name, .. } => format!("--port {name}"),
+            PortRequest::Command { name, argv } => {
+                format!("--adapter '{name}={}'", argv.join(" "))
+            }
+        }
+    }
+
     /// Parses a `--port` value.
     pub fn parse_port(text: &str) -> Result<PortRequest, String> {
         let (name, version, path) = if let Some((name, path)) = text.split_once('=') {
@@ -403,6 +424,16 @@ fn run_setup(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_request_prints_as_given() {
+        for given in ["python", "python@0.18.1", "js=/src/toolnexus"] {
+            let request = PortRequest::parse_port(given).unwrap();
+            assert_eq!(request.as_given(), format!("--port {given}"));
+        }
+        let adapter = PortRequest::parse_adapter("mine=./serve --fast").unwrap();
+        assert_eq!(adapter.as_given(), "--adapter 'mine=./serve --fast'");
+    }
 
     #[test]
     fn port_requests_parse() {
