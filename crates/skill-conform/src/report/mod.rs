@@ -17,6 +17,7 @@
 //! `[DURATION]`, paths under the sandbox's temporary directory `[SANDBOX]`, paths under the
 //! repository `[REPO]`, and (optionally) port versions and runtimes `[VERSION]`.
 
+pub mod corpus;
 pub mod format;
 pub mod json;
 pub mod junit;

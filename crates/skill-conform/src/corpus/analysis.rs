@@ -1,0 +1,391 @@
+//! [`analyse`]: a pure function from the reference's and the ports' normalised replies to a
+//! [`CorpusReport`] (see the `corpus` module doc for what it finds).
+
+//! missing folder is a usage error (exit 2).
+
+use super::{
+    display_order, CorpusReport, DuplicateRow, FirstDifference, InventoryCluster, LoadDifference,
+    LoadsSummary, LocationRow, LocationVerdict, PortResult, PortRun, PortState, PortSummary,
+    FORMAT, LINE_CHARS,
+};
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+use skill_ref::canonical::to_canonical_string;
+
+use crate::judge::{fingerprint, PortKind};
+use crate::port::REFERENCE;
+/// One answering port's normalised reply, taken apart.
+struct View<'a> {
+    locations: BTreeMap<String, Vec<LocationVerdict>>,
+    /// Accepted name -> locations.
+    names: BTreeMap<String, Vec<String>>,
+    accepted: usize,
+    skipped: BTreeMap<String, usize>,
+    inventory: String,
+    loads: &'a [Value],
+    prompt: Option<&'a Value>,
+}
+
+pub(crate) fn text_of(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => to_canonical_string(other).trim_end().to_owned(),
+    }
+}
+
+fn view(normalized: &Value) -> View<'_> {
+    let list = |key: &str| -> &[Value] {
+        normalized
+            .pointer(&format!("/inventory/{key}"))
+            .and_then(Value::as_array)
+            .map_or(&[], Vec::as_slice)
+    };
+    let location_of = |entry: &Value| {
+        entry
+            .get("location")
+            .map_or_else(|| "(no location)".to_owned(), text_of)
+    };
+    let mut out = View {
+        locations: BTreeMap::new(),
+        names: BTreeMap::new(),
+        accepted: 0,
+        skipped: BTreeMap::new(),
+        inventory: normalized
+            .get("inventory")
+            .map(to_canonical_string)
+            .unwrap_or_default(),
+        loads: normalized
+            .get("loads")
+            .and_then(Value::as_array)
+            .map_or(&[], Vec::as_slice),
+        prompt: normalized.get("prompt"),
+    };
+    for entry in list("skills") {
+        let location = location_of(entry);
+        let name = entry.get("name").cloned().unwrap_or(Value::Null);
+        out.accepted += 1;
+        out.names
+            .entry(text_of(&name))
+            .or_default()
+            .push(location.clone());
+        out.locations
+            .entry(location)
+            .or_default()
+            .push(LocationVerdict::Accepted {
+                name,
+                description: entry.get("description").cloned().unwrap_or(Value::Null),
+            });
+    }
+    for entry in list("skipped") {
+        let reason = entry.get("reason").cloned().unwrap_or(Value::Null);
+        *out.skipped.entry(text_of(&reason)).or_default() += 1;
+        out.locations
+            .entry(location_of(entry))
+            .or_default()
+            .push(LocationVerdict::Skipped { reason });
+    }
+    out
+}
+
+/// Cuts a line to [`LINE_CHARS`] characters (an ellipsis marks the cut).
+pub(crate) fn cut(line: &str) -> String {
+    match line.char_indices().nth(LINE_CHARS) {
+        None => line.to_owned(),
+        Some((at, _)) => format!("{}…", &line[..at]),
+    }
+}
+
+/// The first line where `reference` and `actual` differ, if they do.
+pub fn first_difference(reference: &str, actual: &str) -> Option<FirstDifference> {
+    if reference == actual {
+        return None;
+    }
+    let mut expected_lines = reference.split('\n');
+    let mut actual_lines = actual.split('\n');
+    let mut line = 0;
+    loop {
+        line += 1;
+        match (expected_lines.next(), actual_lines.next()) {
+            (Some(a), Some(b)) if a == b => continue,
+            (None, None) => unreachable!("unequal texts differ somewhere"),
+            (a, b) => {
+                return Some(FirstDifference {
+                    line,
+                    reference: a.map(cut),
+                    actual: b.map(cut),
+                })
+            }
+        }
+    }
+}
+
+fn load_difference(
+    reference: Option<&Value>,
+    actual: Option<&Value>,
+    name: &str,
+) -> Option<LoadDifference> {
+    let (reference, actual) = match (reference, actual) {
+        (Some(a), Some(b)) if a == b => return None,
+        (Some(a), Some(b)) => (a, b),
+        (a, b) => {
+            return Some(LoadDifference {
+                name: name.to_owned(),
+                field: "load".to_owned(),
+                at: FirstDifference {
+                    line: 1,
+                    reference: a.map(|_| "(a load)".to_owned()),
+                    actual: b.map(|_| "(a load)".to_owned()),
+                },
+            })
+        }
+    };
+    for field in ["name", "isError", "output"] {
+        let (a, b) = (reference.get(field), actual.get(field));
+        if a == b {
+            continue;
+        }
+        let text = |v: Option<&Value>| v.map_or_else(|| "(absent)".to_owned(), text_of);
+        let at = first_difference(&text(a), &text(b)).unwrap_or(FirstDifference {
+            line: 1,
+            reference: Some(text(a)),
+            actual: Some(text(b)),
+        });
+        return Some(LoadDifference {
+            name: name.to_owned(),
+            field: field.to_owned(),
+            at,
+        });
+    }
+    // Same three fields, different objects: some other field.
+    let at = first_difference(
+        &to_canonical_string(reference),
+        &to_canonical_string(actual),
+    )
+    .expect("the loads differ");
+    Some(LoadDifference {
+        name: name.to_owned(),
+        field: "load".to_owned(),
+        at,
+    })
+}
+
+/// Turns the reference's and the ports' results into the report (pure; see the module doc).
+/// `results` must hold the reference, named [`REFERENCE`].
+pub fn analyse(roots: Vec<String>, load_count: usize, results: Vec<PortResult>) -> CorpusReport {
+    let mut ports: BTreeMap<String, PortSummary> = BTreeMap::new();
+    let mut views: BTreeMap<&str, View<'_>> = BTreeMap::new();
+    for result in &results {
+        let kind = PortKind::of_name(&result.name);
+        let mut summary = PortSummary {
+            kind,
+            state: PortState::Ok,
+            reason: None,
+            library: result.hello.as_ref().map(|h| h.library.clone()),
+            library_version: result.hello.as_ref().map(|h| h.version.clone()),
+            runtime: result.hello.as_ref().map(|h| h.runtime.clone()),
+            libraries: result
+                .hello
+                .as_ref()
+                .map(|h| h.libraries.clone())
+                .unwrap_or_default(),
+            fault: None,
+            stderr_tail: None,
+            cluster: None,
+            accepted: None,
+            skipped: None,
+            loads: None,
+            prompt_difference: None,
+            agrees_with_reference: Some(false),
+        };
+        match &result.run {
+            PortRun::Unavailable { reason } => {
+                summary.state = PortState::Unavailable;
+                summary.reason = Some(reason.clone());
+                summary.agrees_with_reference = None;
+            }
+            PortRun::Broken {
+                what,
+                fault,
+                stderr_tail,
+            } => {
+                summary.state = PortState::Broken;
+                summary.reason = Some(what.clone());
+                summary.fault = fault.clone();
+                summary.stderr_tail = stderr_tail.clone();
+            }
+            PortRun::Fault { fault, stderr_tail } => {
+                summary.state = PortState::Fault;
+                summary.fault = Some(fault.clone());
+                summary.stderr_tail = stderr_tail.clone();
+            }
+            PortRun::Error { message } => {
+                summary.state = PortState::Error;
+                summary.reason = Some(message.clone());
+            }
+            PortRun::Reply { normalized } => {
+                let v = view(normalized);
+                summary.accepted = Some(v.accepted);
+                summary.skipped = Some(v.skipped.clone());
+                views.insert(result.name.as_str(), v);
+            }
+        }
+        ports.insert(result.name.clone(), summary);
+    }
+    let order = display_order(views.keys().map(|name| (*name, PortKind::of_name(name))));
+
+    // Clusters: identical canonical inventories; the reference's first, then larger first.
+    let mut groups: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for port in &order {
+        groups
+            .entry(views[port].inventory.as_str())
+            .or_default()
+            .push(port);
+    }
+    let reference_inventory = views.get(REFERENCE).map(|v| v.inventory.as_str());
+    let mut clusters: Vec<InventoryCluster> = groups
+        .into_iter()
+        .map(|(inventory, members)| InventoryCluster {
+            ports: members.iter().map(|p| (*p).to_owned()).collect(),
+            matches_reference: Some(inventory) == reference_inventory,
+            fingerprint: fingerprint(inventory),
+        })
+        .collect();
+    clusters.sort_by(|a, b| {
+        b.matches_reference
+            .cmp(&a.matches_reference)
+            .then_with(|| b.ports.len().cmp(&a.ports.len()))
+            .then_with(|| {
+                let position = |c: &InventoryCluster| order.iter().position(|p| *p == c.ports[0]);
+                position(a).cmp(&position(b))
+            })
+    });
+    for (index, cluster) in clusters.iter().enumerate() {
+        for port in &cluster.ports {
+            if let Some(summary) = ports.get_mut(port) {
+                summary.cluster = Some(index + 1);
+            }
+        }
+    }
+
+    // Loads and prompt against the reference.
+    if let Some(reference) = views.get(REFERENCE) {
+        for port in &order {
+            let v = &views[port];
+            let count = reference.loads.len().max(v.loads.len());
+            let differences: Vec<LoadDifference> = (0..count)
+                .filter_map(|i| {
+                    let name = reference
+                        .loads
+                        .get(i)
+                        .or_else(|| v.loads.get(i))
+                        .and_then(|l| l.get("name"))
+                        .map_or_else(|| format!("#{}", i + 1), text_of);
+                    load_difference(reference.loads.get(i), v.loads.get(i), &name)
+                })
+                .collect();
+            let prompt_difference = match (reference.prompt, v.prompt) {
+                (a, b) if a == b => None,
+                (a, b) => first_difference(
+                    &a.map_or_else(|| "(no prompt)".to_owned(), text_of),
+                    &b.map_or_else(|| "(no prompt)".to_owned(), text_of),
+                ),
+            };
+            let summary = ports.get_mut(*port).expect("every view has a summary");
+            summary.agrees_with_reference = Some(
+                summary.cluster == Some(1)
+                    && clusters[0].matches_reference
+                    && differences.is_empty()
+                    && prompt_difference.is_none(),
+            );
+            summary.loads = Some(LoadsSummary {
+                count: v.loads.len(),
+                differences,
+            });
+            summary.prompt_difference = prompt_difference;
+        }
+    }
+
+    // Locations where the answering ports disagree.
+    let locations: BTreeSet<&str> = views
+        .values()
+        .flat_map(|v| v.locations.keys().map(String::as_str))
+        .collect();
+    let mut disagreements = Vec::new();
+    for location in locations {
+        let verdicts: BTreeMap<String, Vec<LocationVerdict>> = order
+            .iter()
+            .map(|port| {
+                (
+                    (*port).to_owned(),
+                    views[port]
+                        .locations
+                        .get(location)
+                        .cloned()
+                        .unwrap_or_default(),
+                )
+            })
+            .collect();
+        let mut distinct = verdicts.values();
+        let first = distinct.next();
+        if distinct.all(|other| Some(other) == first) {
+            continue;
+        }
+        let accepts = |entries: &[LocationVerdict]| {
+            entries
+                .iter()
+                .any(|e| matches!(e, LocationVerdict::Accepted { .. }))
+        };
+        let reference_accepts_port_drops = verdicts
+            .get(REFERENCE)
+            .is_some_and(|entries| accepts(entries))
+            && verdicts.values().any(|entries| !accepts(entries));
+        disagreements.push(LocationRow {
+            location: location.to_owned(),
+            reference_accepts_port_drops,
+            verdicts,
+        });
+    }
+
+    // Accepted names whose winning copy is not the same everywhere.
+    let names: BTreeSet<&str> = views
+        .values()
+        .flat_map(|v| v.names.keys().map(String::as_str))
+        .collect();
+    let mut duplicates = Vec::new();
+    for name in names {
+        let winners: BTreeMap<String, Vec<String>> = order
+            .iter()
+            .map(|port| {
+                (
+                    (*port).to_owned(),
+                    views[port].names.get(name).cloned().unwrap_or_default(),
+                )
+            })
+            .collect();
+        let copies: BTreeSet<&String> = winners.values().flatten().collect();
+        let mut all = winners.values();
+        let first = all.next();
+        if copies.len() > 1 && !all.all(|other| Some(other) == first) {
+            duplicates.push(DuplicateRow {
+                name: name.to_owned(),
+                winners,
+            });
+        }
+    }
+
+    let agreement = ports
+        .iter()
+        .filter(|(name, _)| *name != REFERENCE)
+        .all(|(_, summary)| summary.agrees_with_reference != Some(false));
+    CorpusReport {
+        format: FORMAT,
+        roots,
+        load_count,
+        ports,
+        clusters,
+        disagreements,
+        duplicates,
+        agreement,
+    }
+}
