@@ -1,8 +1,6 @@
 //! [`analyse`]: a pure function from the reference's and the ports' normalised replies to a
 //! [`CorpusReport`] (see the `corpus` module doc for what it finds).
 
-//! missing folder is a usage error (exit 2).
-
 use super::{
     display_order, CorpusReport, DuplicateRow, FirstDifference, InventoryCluster, LoadDifference,
     LoadsSummary, LocationRow, LocationVerdict, PortResult, PortRun, PortState, PortSummary,
@@ -13,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 use skill_ref::canonical::to_canonical_string;
 
+use crate::judge::cluster::agreement;
 use crate::judge::{fingerprint, PortKind};
 use crate::port::REFERENCE;
 /// One answering port's normalised reply, taken apart.
@@ -176,204 +175,20 @@ pub fn analyse(roots: Vec<String>, load_count: usize, results: Vec<PortResult>) 
     let mut ports: BTreeMap<String, PortSummary> = BTreeMap::new();
     let mut views: BTreeMap<&str, View<'_>> = BTreeMap::new();
     for result in &results {
-        let kind = PortKind::of_name(&result.name);
-        let mut summary = PortSummary {
-            kind,
-            state: PortState::Ok,
-            reason: None,
-            library: result.hello.as_ref().map(|h| h.library.clone()),
-            library_version: result.hello.as_ref().map(|h| h.version.clone()),
-            runtime: result.hello.as_ref().map(|h| h.runtime.clone()),
-            libraries: result
-                .hello
-                .as_ref()
-                .map(|h| h.libraries.clone())
-                .unwrap_or_default(),
-            fault: None,
-            stderr_tail: None,
-            cluster: None,
-            accepted: None,
-            skipped: None,
-            loads: None,
-            prompt_difference: None,
-            agrees_with_reference: Some(false),
-        };
-        match &result.run {
-            PortRun::Unavailable { reason } => {
-                summary.state = PortState::Unavailable;
-                summary.reason = Some(reason.clone());
-                summary.agrees_with_reference = None;
-            }
-            PortRun::Broken {
-                what,
-                fault,
-                stderr_tail,
-            } => {
-                summary.state = PortState::Broken;
-                summary.reason = Some(what.clone());
-                summary.fault = fault.clone();
-                summary.stderr_tail = stderr_tail.clone();
-            }
-            PortRun::Fault { fault, stderr_tail } => {
-                summary.state = PortState::Fault;
-                summary.fault = Some(fault.clone());
-                summary.stderr_tail = stderr_tail.clone();
-            }
-            PortRun::Error { message } => {
-                summary.state = PortState::Error;
-                summary.reason = Some(message.clone());
-            }
-            PortRun::Reply { normalized } => {
-                let v = view(normalized);
-                summary.accepted = Some(v.accepted);
-                summary.skipped = Some(v.skipped.clone());
-                views.insert(result.name.as_str(), v);
-            }
+        let (summary, view) = summarise(result);
+        if let Some(view) = view {
+            views.insert(result.name.as_str(), view);
         }
         ports.insert(result.name.clone(), summary);
     }
     let order = display_order(views.keys().map(|name| (*name, PortKind::of_name(name))));
-
-    // Clusters: identical canonical inventories; the reference's first, then larger first.
-    let mut groups: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for port in &order {
-        groups
-            .entry(views[port].inventory.as_str())
-            .or_default()
-            .push(port);
-    }
-    let reference_inventory = views.get(REFERENCE).map(|v| v.inventory.as_str());
-    let mut clusters: Vec<InventoryCluster> = groups
-        .into_iter()
-        .map(|(inventory, members)| InventoryCluster {
-            ports: members.iter().map(|p| (*p).to_owned()).collect(),
-            matches_reference: Some(inventory) == reference_inventory,
-            fingerprint: fingerprint(inventory),
-        })
-        .collect();
-    clusters.sort_by(|a, b| {
-        b.matches_reference
-            .cmp(&a.matches_reference)
-            .then_with(|| b.ports.len().cmp(&a.ports.len()))
-            .then_with(|| {
-                let position = |c: &InventoryCluster| order.iter().position(|p| *p == c.ports[0]);
-                position(a).cmp(&position(b))
-            })
-    });
-    for (index, cluster) in clusters.iter().enumerate() {
-        for port in &cluster.ports {
-            if let Some(summary) = ports.get_mut(port) {
-                summary.cluster = Some(index + 1);
-            }
-        }
-    }
-
-    // Loads and prompt against the reference.
+    let clusters = inventory_clusters(&order, &views, &mut ports);
     if let Some(reference) = views.get(REFERENCE) {
         for port in &order {
-            let v = &views[port];
-            let count = reference.loads.len().max(v.loads.len());
-            let differences: Vec<LoadDifference> = (0..count)
-                .filter_map(|i| {
-                    let name = reference
-                        .loads
-                        .get(i)
-                        .or_else(|| v.loads.get(i))
-                        .and_then(|l| l.get("name"))
-                        .map_or_else(|| format!("#{}", i + 1), text_of);
-                    load_difference(reference.loads.get(i), v.loads.get(i), &name)
-                })
-                .collect();
-            let prompt_difference = match (reference.prompt, v.prompt) {
-                (a, b) if a == b => None,
-                (a, b) => first_difference(
-                    &a.map_or_else(|| "(no prompt)".to_owned(), text_of),
-                    &b.map_or_else(|| "(no prompt)".to_owned(), text_of),
-                ),
-            };
             let summary = ports.get_mut(*port).expect("every view has a summary");
-            summary.agrees_with_reference = Some(
-                summary.cluster == Some(1)
-                    && clusters[0].matches_reference
-                    && differences.is_empty()
-                    && prompt_difference.is_none(),
-            );
-            summary.loads = Some(LoadsSummary {
-                count: v.loads.len(),
-                differences,
-            });
-            summary.prompt_difference = prompt_difference;
+            against_reference(summary, reference, &views[port], &clusters);
         }
     }
-
-    // Locations where the answering ports disagree.
-    let locations: BTreeSet<&str> = views
-        .values()
-        .flat_map(|v| v.locations.keys().map(String::as_str))
-        .collect();
-    let mut disagreements = Vec::new();
-    for location in locations {
-        let verdicts: BTreeMap<String, Vec<LocationVerdict>> = order
-            .iter()
-            .map(|port| {
-                (
-                    (*port).to_owned(),
-                    views[port]
-                        .locations
-                        .get(location)
-                        .cloned()
-                        .unwrap_or_default(),
-                )
-            })
-            .collect();
-        let mut distinct = verdicts.values();
-        let first = distinct.next();
-        if distinct.all(|other| Some(other) == first) {
-            continue;
-        }
-        let accepts = |entries: &[LocationVerdict]| {
-            entries
-                .iter()
-                .any(|e| matches!(e, LocationVerdict::Accepted { .. }))
-        };
-        let reference_accepts_port_drops = verdicts
-            .get(REFERENCE)
-            .is_some_and(|entries| accepts(entries))
-            && verdicts.values().any(|entries| !accepts(entries));
-        disagreements.push(LocationRow {
-            location: location.to_owned(),
-            reference_accepts_port_drops,
-            verdicts,
-        });
-    }
-
-    // Accepted names whose winning copy is not the same everywhere.
-    let names: BTreeSet<&str> = views
-        .values()
-        .flat_map(|v| v.names.keys().map(String::as_str))
-        .collect();
-    let mut duplicates = Vec::new();
-    for name in names {
-        let winners: BTreeMap<String, Vec<String>> = order
-            .iter()
-            .map(|port| {
-                (
-                    (*port).to_owned(),
-                    views[port].names.get(name).cloned().unwrap_or_default(),
-                )
-            })
-            .collect();
-        let copies: BTreeSet<&String> = winners.values().flatten().collect();
-        let mut all = winners.values();
-        let first = all.next();
-        if copies.len() > 1 && !all.all(|other| Some(other) == first) {
-            duplicates.push(DuplicateRow {
-                name: name.to_owned(),
-                winners,
-            });
-        }
-    }
-
     let agreement = ports
         .iter()
         .filter(|(name, _)| *name != REFERENCE)
@@ -384,8 +199,203 @@ pub fn analyse(roots: Vec<String>, load_count: usize, results: Vec<PortResult>) 
         load_count,
         ports,
         clusters,
-        disagreements,
-        duplicates,
+        disagreements: disagreements(&order, &views),
+        duplicates: duplicates(&order, &views),
         agreement,
     }
+}
+
+/// A port's summary line from its result, and its view when it answered.
+fn summarise(result: &PortResult) -> (PortSummary, Option<View<'_>>) {
+    let hello = result.hello.as_ref();
+    let mut summary = PortSummary {
+        kind: PortKind::of_name(&result.name),
+        state: PortState::Ok,
+        reason: None,
+        library: hello.map(|h| h.library.clone()),
+        library_version: hello.map(|h| h.version.clone()),
+        runtime: hello.map(|h| h.runtime.clone()),
+        libraries: hello.map(|h| h.libraries.clone()).unwrap_or_default(),
+        fault: None,
+        stderr_tail: None,
+        cluster: None,
+        accepted: None,
+        skipped: None,
+        loads: None,
+        prompt_difference: None,
+        agrees_with_reference: Some(false),
+    };
+    let mut answered = None;
+    match &result.run {
+        PortRun::Unavailable { reason } => {
+            summary.state = PortState::Unavailable;
+            summary.reason = Some(reason.clone());
+            summary.agrees_with_reference = None;
+        }
+        PortRun::Broken {
+            what,
+            fault,
+            stderr_tail,
+        } => {
+            summary.state = PortState::Broken;
+            summary.reason = Some(what.clone());
+            summary.fault = fault.clone();
+            summary.stderr_tail = stderr_tail.clone();
+        }
+        PortRun::Fault { fault, stderr_tail } => {
+            summary.state = PortState::Fault;
+            summary.fault = Some(fault.clone());
+            summary.stderr_tail = stderr_tail.clone();
+        }
+        PortRun::Error { message } => {
+            summary.state = PortState::Error;
+            summary.reason = Some(message.clone());
+        }
+        PortRun::Reply { normalized } => {
+            let v = view(normalized);
+            summary.accepted = Some(v.accepted);
+            summary.skipped = Some(v.skipped.clone());
+            answered = Some(v);
+        }
+    }
+    (summary, answered)
+}
+
+/// Clusters of identical canonical inventories ([`crate::judge::cluster::agreement`]): the
+/// reference's first, then larger first, then by display order; each summary gets its
+/// cluster's 1-based number.
+fn inventory_clusters(
+    order: &[&str],
+    views: &BTreeMap<&str, View<'_>>,
+    ports: &mut BTreeMap<String, PortSummary>,
+) -> Vec<InventoryCluster> {
+    let reference_inventory = views.get(REFERENCE).map(|v| v.inventory.as_str());
+    let members = order.iter().map(|port| {
+        let inventory = views[port].inventory.as_str();
+        (*port, inventory, Some(inventory) == reference_inventory)
+    });
+    let position = |ports: &[&str]| order.iter().position(|p| *p == ports[0]);
+    let clusters: Vec<InventoryCluster> = agreement(members, |a, b| position(a).cmp(&position(b)))
+        .into_iter()
+        .map(|group| InventoryCluster {
+            ports: group.ports.iter().map(|p| (*p).to_owned()).collect(),
+            matches_reference: group.matches,
+            fingerprint: fingerprint(group.output),
+        })
+        .collect();
+    for (index, cluster) in clusters.iter().enumerate() {
+        for port in &cluster.ports {
+            if let Some(summary) = ports.get_mut(port) {
+                summary.cluster = Some(index + 1);
+            }
+        }
+    }
+    clusters
+}
+
+/// A port's loads and prompt against the reference's, and whether it agrees overall.
+fn against_reference(
+    summary: &mut PortSummary,
+    reference: &View<'_>,
+    v: &View<'_>,
+    clusters: &[InventoryCluster],
+) {
+    let count = reference.loads.len().max(v.loads.len());
+    let differences: Vec<LoadDifference> = (0..count)
+        .filter_map(|i| {
+            let name = reference
+                .loads
+                .get(i)
+                .or_else(|| v.loads.get(i))
+                .and_then(|l| l.get("name"))
+                .map_or_else(|| format!("#{}", i + 1), text_of);
+            load_difference(reference.loads.get(i), v.loads.get(i), &name)
+        })
+        .collect();
+    let prompt_difference = match (reference.prompt, v.prompt) {
+        (a, b) if a == b => None,
+        (a, b) => first_difference(
+            &a.map_or_else(|| "(no prompt)".to_owned(), text_of),
+            &b.map_or_else(|| "(no prompt)".to_owned(), text_of),
+        ),
+    };
+    summary.agrees_with_reference = Some(
+        summary.cluster == Some(1)
+            && clusters[0].matches_reference
+            && differences.is_empty()
+            && prompt_difference.is_none(),
+    );
+    summary.loads = Some(LoadsSummary {
+        count: v.loads.len(),
+        differences,
+    });
+    summary.prompt_difference = prompt_difference;
+}
+
+/// Per port (in `order`), the entries of `key` in each view (empty when absent), for every
+/// key of any view.
+fn per_port<'v, 'a: 'v, T: Clone + Default + 'v>(
+    order: &[&'v str],
+    views: &'v BTreeMap<&'a str, View<'a>>,
+    map: impl Fn(&'v View<'a>) -> &'v BTreeMap<String, T>,
+) -> Vec<(&'v str, BTreeMap<String, T>)> {
+    let keys: BTreeSet<&str> = views
+        .values()
+        .flat_map(|v| map(v).keys().map(String::as_str))
+        .collect();
+    keys.into_iter()
+        .map(|key| {
+            let row = order
+                .iter()
+                .map(|port| {
+                    let entries = map(&views[port]).get(key).cloned().unwrap_or_default();
+                    ((*port).to_owned(), entries)
+                })
+                .collect();
+            (key, row)
+        })
+        .collect()
+}
+
+/// Locations where the answering ports' verdicts are not all the same.
+fn disagreements(order: &[&str], views: &BTreeMap<&str, View<'_>>) -> Vec<LocationRow> {
+    let accepts = |entries: &[LocationVerdict]| {
+        entries
+            .iter()
+            .any(|e| matches!(e, LocationVerdict::Accepted { .. }))
+    };
+    per_port(order, views, |v| &v.locations)
+        .into_iter()
+        .filter(|(_, verdicts)| !all_same(verdicts))
+        .map(|(location, verdicts)| LocationRow {
+            location: location.to_owned(),
+            reference_accepts_port_drops: verdicts
+                .get(REFERENCE)
+                .is_some_and(|entries| accepts(entries))
+                && verdicts.values().any(|entries| !accepts(entries)),
+            verdicts,
+        })
+        .collect()
+}
+
+/// Accepted names whose winning copy is not the same everywhere.
+fn duplicates(order: &[&str], views: &BTreeMap<&str, View<'_>>) -> Vec<DuplicateRow> {
+    per_port(order, views, |v| &v.names)
+        .into_iter()
+        .filter(|(_, winners)| {
+            let copies: BTreeSet<&String> = winners.values().flatten().collect();
+            copies.len() > 1 && !all_same(winners)
+        })
+        .map(|(name, winners)| DuplicateRow {
+            name: name.to_owned(),
+            winners,
+        })
+        .collect()
+}
+
+/// Whether every port's entry is the same.
+fn all_same<T: PartialEq>(row: &BTreeMap<String, T>) -> bool {
+    let mut values = row.values();
+    let first = values.next();
+    values.all(|other| Some(other) == first)
 }

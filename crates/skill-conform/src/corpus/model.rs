@@ -1,7 +1,5 @@
 //! The typed `corpus.json`: [`CorpusReport`] and the types it holds, and its JSON Schema.
 
-//! missing folder is a usage error (exit 2).
-
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;

@@ -1,8 +1,6 @@
 //! Rendering `corpus`'s report: `corpus.md` (also printed, with a row limit) and canonical
 //! `corpus.json`.
 
-//! missing folder is a usage error (exit 2).
-
 use crate::corpus::{
     cut, text_of, CorpusReport, FirstDifference, LocationVerdict, PortState, PortSummary,
     SHOWN_LOADS,
@@ -119,6 +117,16 @@ fn state_text(summary: &PortSummary) -> String {
 pub fn render_markdown(report: &CorpusReport, limit: Option<usize>) -> String {
     let mut out = String::new();
     let order = report.port_order();
+    header(&mut out, report);
+    disagreements(&mut out, report, &order, limit);
+    duplicates(&mut out, report, &order);
+    counts(&mut out, report);
+    loads_and_prompt(&mut out, report, &order);
+    out
+}
+
+/// The roots, the load count and who disagrees.
+fn header(out: &mut String, report: &CorpusReport) {
     let _ = writeln!(out, "# skill-conform corpus\n");
     for (index, root) in report.roots.iter().enumerate() {
         let _ = writeln!(out, "- `{{root{index}}}` = `{root}`");
@@ -145,7 +153,11 @@ pub fn render_markdown(report: &CorpusReport, limit: Option<usize>) -> String {
                 .join(", ")
         );
     }
+}
 
+/// Every location the ports disagree about (at most `limit` unless the reference accepts it
+/// and a port drops it).
+fn disagreements(out: &mut String, report: &CorpusReport, order: &[&str], limit: Option<usize>) {
     let _ = writeln!(
         out,
         "\n## Disagreements: {} SKILL.md location{}\n",
@@ -168,7 +180,7 @@ pub fn render_markdown(report: &CorpusReport, limit: Option<usize>) -> String {
         }
         shown += 1;
         let _ = writeln!(out, "- `{}`", visible_inline(&row.location));
-        for port in &order {
+        for port in order {
             if let Some(entries) = row.verdicts.get(*port) {
                 let _ = writeln!(out, "  - {port}: {}", verdict_text(entries));
             }
@@ -177,7 +189,10 @@ pub fn render_markdown(report: &CorpusReport, limit: Option<usize>) -> String {
     if hidden > 0 {
         let _ = writeln!(out, "- … and {hidden} more locations (all in corpus.md)");
     }
+}
 
+/// Accepted names whose winning copy differs between ports.
+fn duplicates(out: &mut String, report: &CorpusReport, order: &[&str]) {
     if !report.duplicates.is_empty() {
         let _ = writeln!(
             out,
@@ -186,7 +201,7 @@ pub fn render_markdown(report: &CorpusReport, limit: Option<usize>) -> String {
         );
         for row in &report.duplicates {
             let _ = writeln!(out, "- `{}`", visible_inline(&row.name));
-            for port in &order {
+            for port in order {
                 if let Some(locations) = row.winners.get(*port) {
                     let won = if locations.is_empty() {
                         "not accepted".to_owned()
@@ -202,7 +217,10 @@ pub fn render_markdown(report: &CorpusReport, limit: Option<usize>) -> String {
             }
         }
     }
+}
 
+/// Per-port counts by agreement cluster, then the ports not compared.
+fn counts(out: &mut String, report: &CorpusReport) {
     let _ = writeln!(
         out,
         "\n## Counts, by agreement cluster (identical normalised inventories)\n"
@@ -229,10 +247,13 @@ pub fn render_markdown(report: &CorpusReport, limit: Option<usize>) -> String {
             let _ = writeln!(out, "  - {port}: {}", state_text(&report.ports[port]));
         }
     }
+}
 
+/// Per port, the loads and the prompt against the reference's.
+fn loads_and_prompt(out: &mut String, report: &CorpusReport, order: &[&str]) {
     let _ = writeln!(out, "\n## Loads and prompt, against the reference\n");
     let mut any = false;
-    for port in &order {
+    for port in order {
         let summary = &report.ports[*port];
         let Some(loads) = &summary.loads else {
             continue;
@@ -279,7 +300,6 @@ pub fn render_markdown(report: &CorpusReport, limit: Option<usize>) -> String {
     if !any {
         let _ = writeln!(out, "No port besides the reference answered.");
     }
-    out
 }
 
 /// Writes `corpus.json` and `corpus.md` into `dir` (created if missing).
