@@ -1,4 +1,5 @@
 //! skill-conform: conformance harness for the language ports of a SKILL.md loader.
+pub mod bounded;
 pub mod case;
 pub mod cli;
 pub mod compare;
