@@ -38,7 +38,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use globset::{Glob, GlobBuilder, GlobMatcher};
+use globset::{GlobBuilder, GlobMatcher};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -649,6 +649,16 @@ pub struct Selection<'a> {
     pub unmatched: Vec<String>,
 }
 
+/// The one case-glob builder (`--case`, the `cases` of `expected.toml`, fault injection):
+/// `*` and `?` stay within one segment, `**` crosses `/`, `\` escapes.
+pub fn case_glob(pattern: &str) -> Result<GlobMatcher, globset::Error> {
+    GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .map(|glob| glob.compile_matcher())
+}
+
 impl CaseSelector {
     /// Compiles the globs. No globs selects every case.
     pub fn new<S: AsRef<str>>(patterns: &[S]) -> Result<CaseSelector, CaseError> {
@@ -656,11 +666,8 @@ impl CaseSelector {
             .iter()
             .map(|pattern| {
                 let pattern = pattern.as_ref();
-                GlobBuilder::new(pattern)
-                    .literal_separator(true)
-                    .backslash_escape(true)
-                    .build()
-                    .map(|glob: Glob| (pattern.to_owned(), glob.compile_matcher()))
+                case_glob(pattern)
+                    .map(|matcher| (pattern.to_owned(), matcher))
                     .map_err(|error| CaseError::BadGlob {
                         glob: pattern.to_owned(),
                         message: error.kind().to_string(),

@@ -81,12 +81,7 @@ pub struct Plan {
 impl Plan {
     /// Validates `options` into a plan; every usage error is an `Err` here.
     pub fn new(options: RunOptions) -> Result<Plan, Error> {
-        let repo = std::fs::canonicalize(&options.repo).map_err(|e| {
-            Error::Usage(format!(
-                "repository `{}`: {e} (hint: pass --repo DIR)",
-                options.repo.display()
-            ))
-        })?;
+        let repo = canonical_repo(&options.repo)?;
         let layout = Layout::under(&repo);
         if !layout.fixtures.is_dir() {
             return Err(Error::Usage(format!(
@@ -132,6 +127,17 @@ impl Plan {
             repo,
         })
     }
+}
+
+/// The repository root, absolute and canonical, so that messages, reports and adapters do not
+/// depend on the working directory.
+pub fn canonical_repo(repo: &std::path::Path) -> Result<PathBuf, Error> {
+    std::fs::canonicalize(repo).map_err(|e| {
+        Error::Usage(format!(
+            "repository `{}`: {e} (hint: pass --repo DIR)",
+            repo.display()
+        ))
+    })
 }
 
 /// The requested ports (default: the reference and every port of `ports.toml`), each known and

@@ -270,37 +270,7 @@ pub fn resolve(
         (None, Some(version)) => Ok(version.clone()),
         (None, None) => Ok(spec.version.clone()),
     };
-    // The probes run while set-up runs: both are usually quick, but a JVM probe or an
-    // install is not, and a missing toolchain only makes set-up fail fast. A failed probe
-    // still wins, since it names the cause.
-    let (probed, setup_line) = std::thread::scope(|scope| {
-        let setup = asked.as_ref().ok().map(|asked| {
-            scope.spawn(move || {
-                if spec.setup.is_empty() {
-                    return Ok(String::new());
-                }
-                let argv: Vec<String> = spec
-                    .setup
-                    .iter()
-                    .map(|a| a.replace("{version}", asked))
-                    .collect();
-                run_setup(
-                    &argv,
-                    repo,
-                    &adapter_env(repo, name, Some(spec), home),
-                    spec,
-                    bounded::effective(SETUP_TIMEOUT),
-                )
-            })
-        });
-        let probe_timeout = bounded::effective(PROBE_TIMEOUT);
-        let probed = spec
-            .probe
-            .iter()
-            .try_for_each(|probe| probe_ok(probe, probe_timeout));
-        let setup_line = setup.map(|thread| thread.join().expect("set-up does not panic"));
-        (probed, setup_line)
-    });
+    let (probed, setup_line) = probe_and_set_up(spec, asked.as_ref().ok(), name, repo, home);
     if let Err(reason) = probed {
         return unavailable(reason);
     }
@@ -328,6 +298,48 @@ pub fn resolve(
         asked,
         tested: spec.tested,
     }
+}
+
+/// The probes and the set-up of a named port (set-up only once its version is known).
+///
+/// The probes run while set-up runs: both are usually quick, but a JVM probe or an install is
+/// not, and a missing toolchain only makes set-up fail fast. The caller lets a failed probe
+/// win, since it names the cause.
+fn probe_and_set_up(
+    spec: &PortSpec,
+    asked: Option<&String>,
+    name: &str,
+    repo: &Path,
+    home: &Path,
+) -> (Result<(), String>, Option<Result<String, String>>) {
+    std::thread::scope(|scope| {
+        let setup = asked.map(|asked| {
+            scope.spawn(move || {
+                if spec.setup.is_empty() {
+                    return Ok(String::new());
+                }
+                let argv: Vec<String> = spec
+                    .setup
+                    .iter()
+                    .map(|a| a.replace("{version}", asked))
+                    .collect();
+                run_setup(
+                    &argv,
+                    repo,
+                    &adapter_env(repo, name, Some(spec), home),
+                    spec,
+                    bounded::effective(SETUP_TIMEOUT),
+                )
+            })
+        });
+        let probe_timeout = bounded::effective(PROBE_TIMEOUT);
+        let probed = spec
+            .probe
+            .iter()
+            .try_for_each(|probe| probe_ok(probe, probe_timeout));
+        let setup_line = setup.map(|thread| thread.join().expect("set-up does not panic"));
+        (probed, setup_line)
+    })
 }
 
 /// Runs one toolchain probe in its own process group, killed with its group after `timeout`.

@@ -432,11 +432,8 @@ fn judge_port(
                 reason: reason.clone(),
             };
             for case in chosen {
-                results.insert(
-                    name,
-                    case.spec.id.clone(),
-                    Verdict::unavailable(name, &case.spec.id, reason.clone()),
-                );
+                let verdict = Verdict::unavailable(name, &case.spec.id, reason.clone());
+                results.insert(name, case.spec.id.clone(), verdict);
             }
         }
         Some(PortTrouble::Broken {
@@ -445,16 +442,16 @@ fn judge_port(
             reply,
         }) => {
             let fault = evidence.as_deref().map(FaultDetails::from);
-            let mut broken = Evidence {
+            let broken = Evidence {
                 fault: fault.clone(),
                 reason: Some(what.clone()),
                 raw: reply.clone(),
                 stderr_tail: evidence
                     .as_deref()
                     .and_then(|e| stderr_text(&e.stderr_tail)),
+                repro: format!("skill-conform run --port {name}"),
                 ..Evidence::default()
             };
-            broken.repro = format!("skill-conform run --port {name}");
             info.status = PortStatus::Broken {
                 evidence: Box::new(broken),
             };
@@ -467,47 +464,11 @@ fn judge_port(
         None => {
             for case in chosen {
                 let id = &case.spec.id;
-                let Some(first) = observation.observed.get(id) else {
+                let Some((verdict, difference)) = judge_case(observation, case, expected) else {
                     continue;
                 };
-                let runs: Vec<&Observed> = std::iter::once(first)
-                    .chain(observation.repeats.iter().filter_map(|pass| pass.get(id)))
-                    .collect();
-                let verdicts = runs
-                    .iter()
-                    .map(|observed| match observed {
-                        Observed::SandboxFailed(why) => Verdict {
-                            status: Status::Error,
-                            evidence: Evidence {
-                                reason: Some(format!(
-                                    "skill-conform could not build the sandbox: {why}"
-                                )),
-                                repro: judge::repro_command(name, id),
-                                ..Evidence::default()
-                            },
-                        },
-                        observed => judge_observed(name, case, observed, expected, observation),
-                    })
-                    .collect();
-                let mut verdict = judge::judge_repeats(verdicts).expect("one run at least");
-                if verdict.status == Status::Nondeterministic {
-                    verdict.evidence.repro = format!(
-                        "skill-conform run --port {name} --repeat {} -- --exact {}",
-                        runs.len(),
-                        trial_name(name, id)
-                    );
-                }
-                if runs.len() > 1 && verdict.status != Status::Nondeterministic {
-                    let replies: Option<Vec<(&serde_json::Value, &[String])>> = runs
-                        .iter()
-                        .map(|observed| match observed {
-                            Observed::Reply { raw, roots, .. } => Some((raw, roots.as_slice())),
-                            _ => None,
-                        })
-                        .collect();
-                    if let Some(difference) = replies.and_then(|r| judge::raw_difference(&r)) {
-                        raw_differences.insert(id.clone(), difference);
-                    }
+                if let Some(difference) = difference {
+                    raw_differences.insert(id.clone(), difference);
                 }
                 results.insert(name, id.clone(), verdict);
             }
@@ -515,6 +476,54 @@ fn judge_port(
     }
     results.add_port(info);
     raw_differences
+}
+
+/// One case of a port that ran: its passes folded into one verdict, and how its raw replies
+/// differed between passes when its verdict did not (`None` when it has no observation).
+fn judge_case(
+    observation: &PortObservation,
+    case: &PlannedCase,
+    expected: &[ExpectedEntry],
+) -> Option<(Verdict, Option<RawDifference>)> {
+    let (name, id) = (observation.name.as_str(), &case.spec.id);
+    let first = observation.observed.get(id)?;
+    let runs: Vec<&Observed> = std::iter::once(first)
+        .chain(observation.repeats.iter().filter_map(|pass| pass.get(id)))
+        .collect();
+    let verdicts = runs
+        .iter()
+        .map(|observed| match observed {
+            Observed::SandboxFailed(why) => Verdict {
+                status: Status::Error,
+                evidence: Evidence {
+                    reason: Some(format!("skill-conform could not build the sandbox: {why}")),
+                    repro: judge::repro_command(name, id),
+                    ..Evidence::default()
+                },
+            },
+            observed => judge_observed(name, case, observed, expected, observation),
+        })
+        .collect();
+    let mut verdict = judge::judge_repeats(verdicts).expect("one run at least");
+    if verdict.status == Status::Nondeterministic {
+        verdict.evidence.repro = format!(
+            "skill-conform run --port {name} --repeat {} -- --exact {}",
+            runs.len(),
+            trial_name(name, id)
+        );
+        return Some((verdict, None));
+    }
+    let replies: Option<Vec<(&serde_json::Value, &[String])>> = runs
+        .iter()
+        .map(|observed| match observed {
+            Observed::Reply { raw, roots, .. } => Some((raw, roots.as_slice())),
+            _ => None,
+        })
+        .collect();
+    let difference = replies
+        .filter(|r| r.len() > 1)
+        .and_then(|r| judge::raw_difference(&r));
+    Some((verdict, difference))
 }
 
 fn judge_observed(

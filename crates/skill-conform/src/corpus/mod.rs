@@ -121,94 +121,33 @@ pub struct PortResult {
 
 /// Runs corpus mode and returns the exit code (see the module doc).
 pub fn corpus(options: CorpusOptions) -> Result<ExitCode, Error> {
-    let repo = std::fs::canonicalize(&options.repo).map_err(|e| {
-        Error::Usage(format!(
-            "repository `{}`: {e} (hint: pass --repo DIR)",
-            options.repo.display()
-        ))
-    })?;
+    // Plan: every usage error before anything starts.
+    let repo = crate::plan::canonical_repo(&options.repo)?;
     let roots = absolute_roots(&options.dirs)?;
     let specs = port::read_ports(&repo)?;
-    let mut requests: Vec<PortRequest> = if options.ports.is_empty() {
-        specs
-            .keys()
-            .map(|name| PortRequest::Named {
-                name: name.clone(),
-                version: None,
-                path: None,
-            })
-            .collect()
-    } else {
-        options.ports.clone()
-    };
-    // The reference is always its own column.
-    requests
-        .retain(|request| !matches!(request, PortRequest::Named { name, .. } if name == REFERENCE));
-    let mut seen = BTreeSet::from([REFERENCE.to_owned()]);
-    for request in &requests {
-        port::check_known(request, &specs)?;
-        if !seen.insert(request.name().to_owned()) {
-            return Err(Error::Usage(format!(
-                "port `{}` is selected twice",
-                request.name()
-            )));
-        }
-    }
-
-    let root_paths: Vec<PathBuf> = roots.iter().map(PathBuf::from).collect();
-    let reference = run_reference(
-        skill_ref::Config::default(),
-        &root_paths,
-        0,
-        &BTreeMap::new(),
-        &LoadList::AcceptedThen(vec![UNKNOWN_SKILL.to_owned()]),
-        false,
-        Path::new("/"),
-    )
-    .expect("sample limit 0 is valid");
-    let request = RunRequest {
-        case: CASE_ID.to_owned(),
-        roots: roots.clone(),
-        sample_limit: 0,
-        filter: BTreeMap::new(),
-        load: reference
-            .output
-            .loads
-            .iter()
-            .map(|l| l.name.clone())
-            .collect(),
-        tool: false,
-    };
-    let reference_raw = serde_json::to_value(&reference.output).expect("the output serialises");
-    let mut results = vec![PortResult {
-        name: REFERENCE.to_owned(),
-        hello: Some(crate::reference::hello(REFERENCE)),
-        run: PortRun::Reply {
-            normalized: normalize(&reference_raw, &roots, &Field::default_set()),
-        },
-    }];
-
+    let requests = requested_ports(&options.ports, &specs)?;
+    // Observe: the reference in process, then every port in its own session, concurrently.
+    let (request, reference) = run_reference_over(&roots);
+    let mut results = vec![reference];
     let home = crate::sandbox::plain_tempdir("skill-conform-home-")
         .map_err(|e| Error::Usage(e.to_string()))?;
-    let ports: Vec<PortResult> = std::thread::scope(|scope| {
+    results.extend(std::thread::scope(|scope| {
         let handles: Vec<_> = requests
             .iter()
             .map(|port_request| {
-                let (specs, repo, home, request, timeouts) =
-                    (&specs, &repo, &home.1, &request, options.timeouts);
+                let (specs, repo, home, request) = (&specs, &repo, &home.1, &request);
                 scope.spawn(move || {
                     let resolved = port::resolve(port_request, specs, repo, home);
-                    run_port(resolved, request, timeouts)
+                    run_port(resolved, request, options.timeouts)
                 })
             })
             .collect();
         handles
             .into_iter()
             .map(|h| h.join().expect("a port worker does not panic"))
-            .collect()
-    });
-    results.extend(ports);
-
+            .collect::<Vec<_>>()
+    }));
+    // Judge and report.
     let report = analyse(roots, request.load.len(), results);
     print!("{}", render_markdown(&report, Some(TERMINAL_ROWS)));
     let report_dir = options.report_dir.unwrap_or_else(|| repo.join("reports"));
@@ -223,6 +162,77 @@ pub fn corpus(options: CorpusOptions) -> Result<ExitCode, Error> {
     } else {
         ExitCode::Ok
     })
+}
+
+/// The ports to compare (default: every port of `ports.toml`), each known and selected once;
+/// the reference is always its own column, never one of them.
+fn requested_ports(
+    asked: &[PortRequest],
+    specs: &BTreeMap<String, port::PortSpec>,
+) -> Result<Vec<PortRequest>, Error> {
+    let mut requests: Vec<PortRequest> = if asked.is_empty() {
+        specs
+            .keys()
+            .map(|name| PortRequest::Named {
+                name: name.clone(),
+                version: None,
+                path: None,
+            })
+            .collect()
+    } else {
+        asked.to_vec()
+    };
+    requests
+        .retain(|request| !matches!(request, PortRequest::Named { name, .. } if name == REFERENCE));
+    let mut seen = BTreeSet::from([REFERENCE.to_owned()]);
+    for request in &requests {
+        port::check_known(request, specs)?;
+        if !seen.insert(request.name().to_owned()) {
+            return Err(Error::Usage(format!(
+                "port `{}` is selected twice",
+                request.name()
+            )));
+        }
+    }
+    Ok(requests)
+}
+
+/// The reference over `roots` in process, and the one request every port gets: every name it
+/// accepts, then [`UNKNOWN_SKILL`].
+fn run_reference_over(roots: &[String]) -> (RunRequest, PortResult) {
+    let root_paths: Vec<PathBuf> = roots.iter().map(PathBuf::from).collect();
+    let reference = run_reference(
+        skill_ref::Config::default(),
+        &root_paths,
+        0,
+        &BTreeMap::new(),
+        &LoadList::AcceptedThen(vec![UNKNOWN_SKILL.to_owned()]),
+        false,
+        Path::new("/"),
+    )
+    .expect("sample limit 0 is valid");
+    let request = RunRequest {
+        case: CASE_ID.to_owned(),
+        roots: roots.to_vec(),
+        sample_limit: 0,
+        filter: BTreeMap::new(),
+        load: reference
+            .output
+            .loads
+            .iter()
+            .map(|l| l.name.clone())
+            .collect(),
+        tool: false,
+    };
+    let raw = serde_json::to_value(&reference.output).expect("the output serialises");
+    let result = PortResult {
+        name: REFERENCE.to_owned(),
+        hello: Some(crate::reference::hello(REFERENCE)),
+        run: PortRun::Reply {
+            normalized: normalize(&raw, roots, &Field::default_set()),
+        },
+    };
+    (request, result)
 }
 
 /// The folders as absolute roots, in order: relative ones joined to the working directory,
