@@ -8,7 +8,7 @@
 //! accepts in code-point order, then `no-such-skill`. The reference runs in process; the
 //! ports run concurrently, one adapter session each ([`crate::port::resolve`],
 //! [`crate::session::Session`]). Replies are normalised as in the suite
-//! ([`crate::normalize`]): roots become `{root0}`, `{root1}` …, inventory lists are sorted,
+//! (`normalize`): roots become `{root0}`, `{root1}` …, inventory lists are sorted,
 //! `detail` is dropped.
 //!
 //! [`analyse`] is a pure function from the normalised replies to a [`CorpusReport`]:

@@ -86,7 +86,7 @@ pub struct LoadDifference {
 pub struct FirstDifference {
     /// 1-based.
     pub line: usize,
-    /// The reference's line (cut to [`LINE_CHARS`]); absent when its text ends earlier.
+    /// The reference's line (cut to [`LINE_CHARS`](super::LINE_CHARS)); absent when its text ends earlier.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reference: Option<String>,
     /// The port's line; absent when its text ends earlier.
@@ -101,7 +101,7 @@ pub struct InventoryCluster {
     /// In display order (reference, real ports, mutants; each by name).
     pub ports: Vec<String>,
     pub matches_reference: bool,
-    /// [`fingerprint`] of the canonical inventory.
+    /// [`fingerprint`](crate::judge::fingerprint) of the canonical inventory.
     pub fingerprint: String,
 }
 

@@ -3,7 +3,7 @@
 //!
 //! [`judge_trial`] is a pure function of one trial's inputs: the case (pinned or not), the
 //! golden's text, the adapter call's [`Outcome`] (a reply, normalised by the caller with
-//! [`normalize`](crate::normalize::normalize); a session fault; or a vacuous case) and the
+//! `normalize`; a session fault; or a vacuous case) and the
 //! port's `expected.toml` entries ([`expected`]). Its rules, in order:
 //!
 //! 1. A fault maps to a status by [`Status::of_fault`]; a vacuous case is `vacuous`.
@@ -97,7 +97,7 @@ pub fn repro_command(port: &str, case: &CaseId) -> String {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
     /// A reply line that passed the session's checks: `raw` as sent, and `normalized` as
-    /// [`normalize`](crate::normalize::normalize) made it (ignored for an error reply).
+    /// `normalize` made it (ignored for an error reply).
     Reply { raw: Value, normalized: Value },
     /// The session reported a fault instead of a reply.
     Fault(FaultDetails),
