@@ -95,28 +95,23 @@ pub(crate) fn cut(line: &str) -> String {
     }
 }
 
-/// The first line where `reference` and `actual` differ, if they do.
+/// The first line where `reference` and `actual` differ, if they do, with each side's line
+/// there (from [`crate::compare::text::first_difference`]).
 pub fn first_difference(reference: &str, actual: &str) -> Option<FirstDifference> {
-    if reference == actual {
-        return None;
-    }
-    let mut expected_lines = reference.split('\n');
-    let mut actual_lines = actual.split('\n');
-    let mut line = 0;
-    loop {
-        line += 1;
-        match (expected_lines.next(), actual_lines.next()) {
-            (Some(a), Some(b)) if a == b => continue,
-            (None, None) => unreachable!("unequal texts differ somewhere"),
-            (a, b) => {
-                return Some(FirstDifference {
-                    line,
-                    reference: a.map(cut),
-                    actual: b.map(cut),
-                })
-            }
-        }
-    }
+    let (line, _) = crate::compare::text::first_difference(reference, actual)?;
+    let nth = |text: &'_ str, line: usize| text.split('\n').nth(line - 1).map(str::to_owned);
+    // The first differing character is on `line`; when both texts have that same line (one
+    // ends where the other goes on with a line feed), the lines differ on the next one.
+    let line = if nth(reference, line) == nth(actual, line) {
+        line + 1
+    } else {
+        line
+    };
+    Some(FirstDifference {
+        line,
+        reference: nth(reference, line).as_deref().map(cut),
+        actual: nth(actual, line).as_deref().map(cut),
+    })
 }
 
 fn load_difference(
