@@ -864,6 +864,16 @@ mod tests {
     }
 
     #[test]
+    fn case_globs_have_one_meaning_of_star() {
+        let glob = |pattern: &str, id: &str| case_glob(pattern).unwrap().is_match(id);
+        assert!(glob("hang/*", "hang/x"));
+        assert!(!glob("*", "hang/x"), "`*` stays within one segment");
+        assert!(!glob("h*x", "hang/x"));
+        assert!(glob("**/x", "hang/x"), "`**` crosses `/`");
+        assert!(glob("hang/\\*", "hang/*") && !glob("hang/\\*", "hang/x"));
+    }
+
+    #[test]
     fn edit_distance_guesses() {
         assert_eq!(closest_field("pinnedd"), Some("pinned"));
         assert_eq!(closest_field("root"), Some("roots"));
