@@ -38,7 +38,8 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use globset::{Glob, GlobBuilder, GlobMatcher};
+use globset::{GlobBuilder, GlobMatcher};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The name of the manifest file inside a case directory.
@@ -51,7 +52,7 @@ pub const UNKNOWN_SKILL: &str = "no-such-skill";
 #[derive(Debug, thiserror::Error)]
 pub enum CaseError {
     #[error(
-        "fixture directory `{}` does not exist (hint: run from the repository root or pass --fixtures DIR)",
+        "fixture directory `{}` does not exist (hint: run from the repository root or pass --repo DIR, the directory holding conformance-fixtures/)",
         dir.display()
     )]
     FixturesMissing { dir: PathBuf },
@@ -78,9 +79,25 @@ pub enum CaseError {
 }
 
 /// The id of a case: `group/case`, the path of its directory below the fixture directory.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(transparent)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(try_from = "String", into = "String")]
 pub struct CaseId(String);
+
+impl TryFrom<String> for CaseId {
+    type Error = String;
+
+    fn try_from(id: String) -> Result<CaseId, String> {
+        CaseId::parse(&id).ok_or_else(|| format!("`{id}` is not a case id (`group/case`)"))
+    }
+}
+
+impl From<CaseId> for String {
+    fn from(id: CaseId) -> String {
+        id.0
+    }
+}
 
 impl CaseId {
     /// Builds `group/case`; `None` unless both parts are valid directory names (see module doc).
@@ -472,11 +489,12 @@ fn field_at(text: &str, offset: usize) -> Option<String> {
     })
 }
 
-/// The valid field within edit distance 2 of `name`, if exactly one is closest.
+/// The valid field within edit distance 2 of `name` ([`strsim::levenshtein`]), the first
+/// closest one.
 fn closest_field(name: &str) -> Option<&'static str> {
     let mut best: Option<(usize, &'static str)> = None;
     for field in FIELDS {
-        let distance = edit_distance(name, field);
+        let distance = strsim::levenshtein(name, field);
         let better = match best {
             Some((d, _)) => distance < d,
             None => true,
@@ -488,21 +506,6 @@ fn closest_field(name: &str) -> Option<&'static str> {
     best.map(|(_, field)| field)
 }
 
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous + usize::from(ca != *cb);
-            previous = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
-        }
-    }
-    row[b.len()]
-}
-
 /// Discovers every case below `fixtures_dir`, sorted by id.
 pub fn discover(fixtures_dir: &Path) -> Result<Vec<CaseSpec>, CaseError> {
     match std::fs::metadata(fixtures_dir) {
@@ -511,7 +514,7 @@ pub fn discover(fixtures_dir: &Path) -> Result<Vec<CaseSpec>, CaseError> {
             return Err(CaseError::UnexpectedEntry {
                 path: fixtures_dir.to_owned(),
                 what: "the fixture directory is not a directory".into(),
-                hint: "pass --fixtures DIR naming the `conformance-fixtures` directory".into(),
+                hint: "pass --repo DIR, the directory holding conformance-fixtures/".into(),
             })
         }
         Err(error) if error.kind() == io::ErrorKind::NotFound => {
@@ -649,6 +652,16 @@ pub struct Selection<'a> {
     pub unmatched: Vec<String>,
 }
 
+/// The one case-glob builder (`--case`, the `cases` of `expected.toml`, fault injection):
+/// `*` and `?` stay within one segment, `**` crosses `/`, `\` escapes.
+pub fn case_glob(pattern: &str) -> Result<GlobMatcher, globset::Error> {
+    GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .map(|glob| glob.compile_matcher())
+}
+
 impl CaseSelector {
     /// Compiles the globs. No globs selects every case.
     pub fn new<S: AsRef<str>>(patterns: &[S]) -> Result<CaseSelector, CaseError> {
@@ -656,11 +669,8 @@ impl CaseSelector {
             .iter()
             .map(|pattern| {
                 let pattern = pattern.as_ref();
-                GlobBuilder::new(pattern)
-                    .literal_separator(true)
-                    .backslash_escape(true)
-                    .build()
-                    .map(|glob: Glob| (pattern.to_owned(), glob.compile_matcher()))
+                case_glob(pattern)
+                    .map(|matcher| (pattern.to_owned(), matcher))
                     .map_err(|error| CaseError::BadGlob {
                         glob: pattern.to_owned(),
                         message: error.kind().to_string(),
@@ -854,6 +864,16 @@ mod tests {
         assert!(CaseId::parse("a/b/c").is_none());
         assert!(CaseId::parse(".a/b").is_none());
         assert!(CaseId::parse("a b/c").is_none());
+    }
+
+    #[test]
+    fn case_globs_have_one_meaning_of_star() {
+        let glob = |pattern: &str, id: &str| case_glob(pattern).unwrap().is_match(id);
+        assert!(glob("hang/*", "hang/x"));
+        assert!(!glob("*", "hang/x"), "`*` stays within one segment");
+        assert!(!glob("h*x", "hang/x"));
+        assert!(glob("**/x", "hang/x"), "`**` crosses `/`");
+        assert!(glob("hang/\\*", "hang/*") && !glob("hang/\\*", "hang/x"));
     }
 
     #[test]

@@ -265,7 +265,7 @@ pub fn main() -> std::process::ExitCode {
             error.exit_code()
         }
     };
-    std::process::ExitCode::from(code as u8)
+    std::process::ExitCode::from(code.code())
 }
 
 fn current_dir() -> Result<PathBuf, Error> {
@@ -463,4 +463,48 @@ fn cmd_gen_corpus(args: GenCorpusArgs) -> Result<ExitCode, Error> {
         args.seed
     );
     Ok(ExitCode::Ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use clap::CommandFactory;
+
+    /// Every long flag of every subcommand.
+    fn flags() -> BTreeSet<String> {
+        let cli = super::Cli::command();
+        cli.get_subcommands()
+            .flat_map(|command| command.get_arguments())
+            .filter_map(|arg| arg.get_long().map(|long| format!("--{long}")))
+            .collect()
+    }
+
+    /// A hint never names a flag that does not exist (one named `--fixtures` once).
+    #[test]
+    fn every_flag_a_hint_names_exists() {
+        let known = flags();
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut unknown = BTreeSet::new();
+        for entry in walkdir::WalkDir::new(&src).sort_by_file_name() {
+            let entry = entry.unwrap();
+            if entry.path().extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            for line in text
+                .lines()
+                .filter(|l| l.contains("hint:") && !l.contains("cargo "))
+            {
+                let hint = &line[line.find("hint:").unwrap()..];
+                for word in hint.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')) {
+                    if word.starts_with("--") && word.len() > 2 && !known.contains(word) {
+                        unknown.insert(format!("{}: {word}", entry.path().display()));
+                    }
+                }
+            }
+        }
+        assert!(unknown.is_empty(), "hints name unknown flags: {unknown:#?}");
+        assert!(known.contains("--repo") && !known.contains("--fixtures"));
+    }
 }

@@ -3,8 +3,9 @@
 
 use std::path::PathBuf;
 
-/// The process exit codes of `skill-conform`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// The process exit codes of `skill-conform`. When several apply, the one with the highest
+/// [`ExitCode::precedence`] wins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, strum::EnumIter)]
 pub enum ExitCode {
     /// Every pinned case as expected.
     Ok = 0,
@@ -14,6 +15,51 @@ pub enum ExitCode {
     Usage = 2,
     /// A selected port is broken, or a required port is unavailable.
     PortTrouble = 3,
+}
+
+impl ExitCode {
+    /// Every exit code, in numeric order, enumerated by the compiler.
+    pub fn all() -> impl Iterator<Item = ExitCode> {
+        <ExitCode as strum::IntoEnumIterator>::iter()
+    }
+
+    /// The process's exit status.
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// Which code wins when several apply: port trouble, then usage, then a divergence.
+    pub fn precedence(self) -> u8 {
+        match self {
+            ExitCode::PortTrouble => 3,
+            ExitCode::Usage => 2,
+            ExitCode::Divergence => 1,
+            ExitCode::Ok => 0,
+        }
+    }
+
+    /// The code of a run where both `self` and `other` apply.
+    pub fn and(self, other: ExitCode) -> ExitCode {
+        if other.precedence() > self.precedence() {
+            other
+        } else {
+            self
+        }
+    }
+
+    /// What the code means, for the README table.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            ExitCode::Ok => "every pinned case as expected",
+            ExitCode::Divergence => {
+                "a pinned divergence, an expectation error, a stale golden or a surviving mutant"
+            }
+            ExitCode::Usage => {
+                "usage or configuration error (bad flag, bad `case.toml`, missing fixture dir or root)"
+            }
+            ExitCode::PortTrouble => "a selected port is broken or a required port unavailable",
+        }
+    }
 }
 
 /// An error that ends the command with exit 2 (usage) or 3 (port trouble), said in one line.

@@ -1,7 +1,7 @@
 //! Goldens: the reference's answer to every case, as canonical JSON files that only the
 //! reference writes.
 //!
-//! `goldens/<group>/<case>.json` holds the compared form ([`crate::normalize::compared_form`])
+//! `goldens/<group>/<case>.json` holds the compared form (`normalize::compared_form`)
 //! of the reference's reply; `goldens/VERSION` the golden format and the contract revision;
 //! `goldens/TABLE.md` a human-readable accept/skip table. The workflow is insta's:
 //! [`write()`] puts a `.json.new` beside each golden that changes, reports the impact, then moves

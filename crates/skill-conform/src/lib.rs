@@ -1,4 +1,45 @@
 //! skill-conform: conformance harness for the language ports of a SKILL.md loader.
+//!
+//! A run goes through these stages, in order (`run` and `corpus` are each one short function
+//! over them):
+//!
+//! 1. **plan** — [`plan`]: what the user asked, validated before anything starts ([`plan::Plan`]:
+//!    ports as given, cases with their goldens, report targets, timeouts, repeat and seed).
+//! 2. **observe** — `observe`: each port resolved and set up ([`port`], `bounded`), started as an
+//!    adapter [`session`], fed one request per case in a [`sandbox`], its replies normalised
+//!    (`normalize`).
+//! 3. **judge** — [`judge`]: one verdict per (port, case) against the goldens, compared by
+//!    [`compare`]; agreement clusters; the exit code.
+//! 4. **report** — [`report`]: the terminal matrix, `report.json` (typed, with a schema),
+//!    JUnit, `summary.md`, the merged matrix and `corpus`'s reports; the vocabulary table.
+//!
+//! One line per module:
+//!
+//! | module        | owns                                                                  |
+//! |---------------|-----------------------------------------------------------------------|
+//! | [`cli`]       | the command line: clap arguments to each command's options            |
+//! | [`error`]     | usage and port-trouble errors, the exit codes and their precedence    |
+//! | [`case`]      | fixture discovery, `case.toml`, case ids and the one case-glob builder |
+//! | [`goldens`]   | the committed goldens: layout, `--check`, `--write`                   |
+//! | `reference`   | the reference loader run over a case (and its hello)                  |
+//! | [`mutants`]   | deliberately wrong reference variants, each killed by some case       |
+//! | [`plan`]      | stage 1: the validated [`plan::Plan`] and each case's request          |
+//! | [`port`]      | `adapters/ports.toml`, port requests as given, resolving and set-up   |
+//! | `bounded`     | probes and set-up in their own process group under a named timeout    |
+//! | [`sandbox`]   | each case's fixture copy (links, renames, unreadable files)           |
+//! | [`session`]   | one adapter process: protocol, timeouts, faults, process group        |
+//! | `observe`     | stage 2: start a port, run its cases in sessions, collect replies     |
+//! | `normalize`   | replies to their compared form (roots as `{rootN}`, sorted inventory) |
+//! | [`compare`]   | golden vs reply: mismatches and their rendering                       |
+//! | [`judge`]     | stage 3: verdicts, statuses, `expected.toml`, clusters, exit code     |
+//! | [`report`]    | stage 4: every rendering, the typed report and the vocabulary         |
+//! | [`run`]       | `skill-conform run`: plan → observe → judge → report                  |
+//! | [`corpus`]    | `skill-conform corpus`: the ports against each other on a real folder |
+//! | [`corpus_gen`]| the seeded generated skills tree (benchmarks' input)                  |
+//!
+//! The `pub` modules are the surface the CLI, the integration tests and the benches use.
+
+mod bounded;
 pub mod case;
 pub mod cli;
 pub mod compare;
@@ -10,11 +51,11 @@ pub mod interrupt;
 pub mod isolate;
 pub mod judge;
 pub mod mutants;
-pub mod normalize;
-pub mod observe;
+mod normalize;
+mod observe;
 pub mod plan;
 pub mod port;
-pub mod reference;
+mod reference;
 pub mod report;
 pub mod run;
 pub mod sandbox;

@@ -55,11 +55,6 @@ impl Redactions {
         Redactions { entries }
     }
 
-    /// The (spelling, placeholder) pairs, in the order they are tried.
-    pub fn entries(&self) -> &[(String, String)] {
-        &self.entries
-    }
-
     /// `text` with every root spelling replaced by its placeholder.
     pub fn redact_str(&self, text: &str) -> String {
         if self.entries.is_empty() {

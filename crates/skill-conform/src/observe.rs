@@ -76,9 +76,6 @@ pub enum PortTrouble {
 #[derive(Clone, Debug)]
 pub struct PortObservation {
     pub name: String,
-    /// The version asked for (pinned, overridden, or a local path).
-    pub asked: String,
-    pub tested: bool,
     pub hello: Option<HelloReply>,
     pub trouble: Option<PortTrouble>,
     pub observed: BTreeMap<CaseId, Observed>,
@@ -181,12 +178,10 @@ pub enum Started {
 /// Starts a resolved port: spawn, handshake, smoke pair. Needs no plan, so the runner does it
 /// while the cases are being planned.
 pub fn start_port(resolved: Resolved, options: &ObserveOptions) -> Started {
-    let (name, command, asked, tested) = match resolved {
+    let (name, command) = match resolved {
         Resolved::Unavailable { name, reason } => {
             return Started::Done(PortObservation {
                 name,
-                asked: String::new(),
-                tested: false,
                 hello: None,
                 trouble: Some(PortTrouble::Unavailable(reason)),
                 observed: BTreeMap::new(),
@@ -195,17 +190,10 @@ pub fn start_port(resolved: Resolved, options: &ObserveOptions) -> Started {
                 restarts: 0,
             })
         }
-        Resolved::Ready {
-            name,
-            command,
-            asked,
-            tested,
-        } => (name, command, asked, tested),
+        Resolved::Ready { name, command, .. } => (name, command),
     };
     let mut observation = PortObservation {
         name,
-        asked,
-        tested,
         hello: None,
         trouble: None,
         observed: BTreeMap::new(),

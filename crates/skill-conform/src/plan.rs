@@ -1,12 +1,225 @@
-//! From what the user asked to what will run: cases selected by `--case` globs, each with its
-//! committed golden and the request every port gets. Nothing starts an adapter here.
+//! Stage 1 — plan: from what the user asked to what will run, validated before anything
+//! starts. [`Plan::new`] turns `run`'s options into a [`Plan`]: the ports as given (name,
+//! version or checkout path, or adapter command), their `expected.toml` entries, the cases
+//! selected by `--case` globs with their committed goldens, the report targets, timeouts, repeat
+//! and seed. Every usage error is found here; nothing resolves, sets up or starts a port.
+//!
+//! The costly half of planning, the request of each case ([`plan_loads`]), runs later, while
+//! the ports resolve, set up and start (see `run`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use libtest_mimic::Arguments;
 
 use crate::case::{self, CaseSelector, Field};
-use crate::error::Error;
+use crate::error::{Error, ExitCode};
 use crate::goldens::{version_text, Layout};
-use crate::observe::PlannedCase;
+use crate::judge::expected::{check_entries, read_expected, ExpectedEntry};
+use crate::judge::ExpectationProblem;
+use crate::observe::{ObserveOptions, PlannedCase};
+use crate::port::{self, PortRequest, PortSpec, REFERENCE};
 use crate::reference::run_case;
+use crate::run::{pass_orders, Require, RunOptions};
 use crate::sandbox::Sandbox;
+
+/// One port to run, as the user gave it.
+#[derive(Clone, Debug)]
+pub struct PortPlan {
+    /// The request as given: its name and its origin (`NAME`, `NAME@VERSION`, `NAME=PATH` or
+    /// `--adapter NAME=COMMAND`; see [`PortRequest::as_given`]).
+    pub request: PortRequest,
+    /// Its `adapters/<port>/expected.toml` entries (empty without one).
+    pub expected: Vec<ExpectedEntry>,
+}
+
+/// Where the reports go and how they are redacted.
+#[derive(Clone, Debug)]
+pub struct ReportTargets {
+    pub dir: PathBuf,
+    /// Redact durations and sandbox paths (hidden `--redact-volatile`).
+    pub redact_volatile: bool,
+    /// Draft `expected.toml` for every port that ran (`--write-expected`).
+    pub write_expected: bool,
+}
+
+/// How many passes, in which case orders (`--repeat N`, `--seed S`, hidden `--shuffle`).
+#[derive(Clone, Debug)]
+pub struct Repeat {
+    pub passes: u32,
+    pub seed: u64,
+    pub shuffle: bool,
+    /// Per pass, the case order as indices into [`Plan::cases`].
+    pub orders: Vec<Vec<usize>>,
+}
+
+/// Everything a run will do, validated (see the module doc).
+///
+/// Room for the next issues, each a field validated in [`Plan::new`]: the contract profile,
+/// the isolation policy, and the reply-size cap (today a constant of the session).
+#[derive(Debug)]
+pub struct Plan {
+    /// Absolute, so that messages, reports and adapters do not depend on the working directory.
+    pub repo: PathBuf,
+    /// `adapters/ports.toml`.
+    pub specs: BTreeMap<String, PortSpec>,
+    pub ports: Vec<PortPlan>,
+    /// Selected cases with their goldens, sorted by id.
+    pub cases: Vec<SelectedCase>,
+    /// Problems found in the ports' `expected.toml` files (each fails the run, exit 1).
+    pub expectation_errors: Vec<ExpectationProblem>,
+    /// Ports whose unavailability exits 3 (`--require`).
+    pub required: BTreeSet<String>,
+    /// libtest-mimic's arguments (filter, `--exact`, `--list`, …), one test thread.
+    pub libtest: Arguments,
+    /// Timeouts and `--keep-sandbox`.
+    pub observe: ObserveOptions,
+    pub repeat: Repeat,
+    pub reports: ReportTargets,
+}
+
+impl Plan {
+    /// Validates `options` into a plan; every usage error is an `Err` here.
+    pub fn new(options: RunOptions) -> Result<Plan, Error> {
+        let repo = canonical_repo(&options.repo)?;
+        let layout = Layout::under(&repo);
+        if !layout.fixtures.is_dir() {
+            return Err(Error::Usage(format!(
+                "fixture directory `{}` does not exist (hint: run from the repository root or pass --repo DIR)",
+                layout.fixtures.display()
+            )));
+        }
+        let mut libtest = Arguments::from_iter(
+            std::iter::once("skill-conform run".to_owned()).chain(options.libtest.clone()),
+        );
+        // Trials only report verdicts that are already known: one thread keeps libtest's own
+        // lines in a stable order.
+        libtest.test_threads = Some(1);
+        let specs = port::read_ports(&repo)?;
+        let requests = requested_ports(&options, &specs)?;
+        let required = required_ports(&options.require, &requests)?;
+        let selection = select_cases(&layout, &options.cases)?;
+        let (ports, expectation_errors) = read_expectations(&repo, requests, &selection.all_ids)?;
+        let passes = options.repeat.max(1);
+        let seed = options.seed.unwrap_or_else(crate::run::clock_seed);
+        Ok(Plan {
+            specs,
+            ports,
+            expectation_errors,
+            required,
+            libtest,
+            observe: ObserveOptions {
+                timeouts: options.timeouts,
+                keep_sandbox: options.keep_sandbox,
+            },
+            repeat: Repeat {
+                passes,
+                seed,
+                shuffle: options.shuffle,
+                orders: pass_orders(selection.cases.len(), passes, options.shuffle, seed),
+            },
+            reports: ReportTargets {
+                dir: options.report_dir.unwrap_or_else(|| repo.join("reports")),
+                redact_volatile: options.redact_volatile,
+                write_expected: options.write_expected,
+            },
+            cases: selection.cases,
+            repo,
+        })
+    }
+}
+
+/// The repository root, absolute and canonical, so that messages, reports and adapters do not
+/// depend on the working directory.
+pub fn canonical_repo(repo: &std::path::Path) -> Result<PathBuf, Error> {
+    std::fs::canonicalize(repo).map_err(|e| {
+        Error::Usage(format!(
+            "repository `{}`: {e} (hint: pass --repo DIR)",
+            repo.display()
+        ))
+    })
+}
+
+/// The requested ports (default: the reference and every port of `ports.toml`), each known and
+/// selected once.
+fn requested_ports(
+    options: &RunOptions,
+    specs: &BTreeMap<String, PortSpec>,
+) -> Result<Vec<PortRequest>, Error> {
+    let requests: Vec<PortRequest> = if options.ports.is_empty() {
+        std::iter::once(REFERENCE.to_owned())
+            .chain(specs.keys().cloned())
+            .map(|name| PortRequest::Named {
+                name,
+                version: None,
+                path: None,
+            })
+            .collect()
+    } else {
+        options.ports.clone()
+    };
+    let mut seen = BTreeSet::new();
+    for request in &requests {
+        port::check_known(request, specs)?;
+        if !seen.insert(request.name()) {
+            return Err(Error::Usage(format!(
+                "port `{}` is selected twice",
+                request.name()
+            )));
+        }
+    }
+    Ok(requests)
+}
+
+/// The ports `--require` names, each of them selected.
+fn required_ports(require: &Require, requests: &[PortRequest]) -> Result<BTreeSet<String>, Error> {
+    let selected: BTreeSet<String> = requests.iter().map(|r| r.name().to_owned()).collect();
+    match require {
+        Require::None => Ok(BTreeSet::new()),
+        Require::All => Ok(selected),
+        Require::Ports(names) => {
+            if let Some(name) = names.iter().find(|name| !selected.contains(*name)) {
+                return Err(Error::Usage(format!(
+                    "--require names `{name}`, which is not selected (hint: add --port {name})"
+                )));
+            }
+            Ok(names.clone())
+        }
+    }
+}
+
+/// Each port's `expected.toml`, checked against the whole fixture set: an unreadable file is a
+/// usage error; a stale entry is an expectation problem (exit 1).
+fn read_expectations(
+    repo: &std::path::Path,
+    requests: Vec<PortRequest>,
+    all_ids: &[case::CaseId],
+) -> Result<(Vec<PortPlan>, Vec<ExpectationProblem>), Error> {
+    let mut ports = Vec::new();
+    let mut problems = Vec::new();
+    for request in requests {
+        let path = repo
+            .join("adapters")
+            .join(request.name())
+            .join("expected.toml");
+        let (expected, errors) = match read_expected(&path) {
+            Ok(entries) => {
+                let stale = check_entries(&entries, all_ids.iter());
+                (entries, stale)
+            }
+            Err(error) if error.exit_code() == ExitCode::Usage => {
+                return Err(Error::Usage(error.to_string()))
+            }
+            Err(error) => (Vec::new(), vec![error]),
+        };
+        problems.extend(errors.into_iter().map(|error| ExpectationProblem {
+            port: request.name().to_owned(),
+            message: error.to_string(),
+        }));
+        ports.push(PortPlan { request, expected });
+    }
+    Ok((ports, problems))
+}
 
 /// A selected case and its committed golden: everything known before the reference runs.
 #[derive(Clone, Debug)]

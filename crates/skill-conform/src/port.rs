@@ -8,13 +8,13 @@
 //! `reference` (this binary's `adapter --reference`).
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::bounded::{self, Failure, PROBE_TIMEOUT, SETUP_TIMEOUT};
 use crate::error::Error;
 use crate::session::AdapterCommand;
 
@@ -31,9 +31,6 @@ impl WithEnv for AdapterCommand {
 
 /// The port name of the built-in reference adapter.
 pub const REFERENCE: &str = "reference";
-
-/// How long a port's set-up may take (installing packages, compiling).
-pub const SETUP_TIMEOUT: Duration = Duration::from_secs(20 * 60);
 
 /// One `[ports.NAME]` table of `adapters/ports.toml`.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
@@ -106,6 +103,27 @@ impl PortRequest {
     pub fn name(&self) -> &str {
         match self {
             PortRequest::Named { name, .. } | PortRequest::Command { name, .. } => name,
+        }
+    }
+
+    /// The request exactly as the user gave it, for reproduce lines: `--port NAME`,
+    /// `--port NAME@VERSION`, `--port NAME=PATH` or `--adapter NAME=COMMAND`.
+    pub fn as_given(&self) -> String {
+        match self {
+            PortRequest::Named {
+                name,
+                version: Some(version),
+                ..
+            } => format!("--port {name}@{version}"),
+            PortRequest::Named {
+                name,
+                path: Some(path),
+                ..
+            } => format!("--port {name}={}", path.display()),
+            PortRequest::Named { name, .. } => format!("--port {name}"),
+            PortRequest::Command { name, argv } => {
+                format!("--adapter '{name}={}'", argv.join(" "))
+            }
         }
     }
 
@@ -255,32 +273,7 @@ pub fn resolve(
         (None, Some(version)) => Ok(version.clone()),
         (None, None) => Ok(spec.version.clone()),
     };
-    // The probes run while set-up runs: both are usually quick, but a JVM probe or an
-    // install is not, and a missing toolchain only makes set-up fail fast. A failed probe
-    // still wins, since it names the cause.
-    let (probed, setup_line) = std::thread::scope(|scope| {
-        let setup = asked.as_ref().ok().map(|asked| {
-            scope.spawn(move || {
-                if spec.setup.is_empty() {
-                    return Ok(String::new());
-                }
-                let argv: Vec<String> = spec
-                    .setup
-                    .iter()
-                    .map(|a| a.replace("{version}", asked))
-                    .collect();
-                run_setup(
-                    &argv,
-                    repo,
-                    &adapter_env(repo, name, Some(spec), home),
-                    spec,
-                )
-            })
-        });
-        let probed = spec.probe.iter().try_for_each(|probe| probe_ok(probe));
-        let setup_line = setup.map(|thread| thread.join().expect("set-up does not panic"));
-        (probed, setup_line)
-    });
+    let (probed, setup_line) = probe_and_set_up(spec, asked.as_ref().ok(), name, repo, home);
     if let Err(reason) = probed {
         return unavailable(reason);
     }
@@ -310,36 +303,80 @@ pub fn resolve(
     }
 }
 
-fn probe_ok(argv: &[String]) -> Result<(), String> {
+/// The probes and the set-up of a named port (set-up only once its version is known).
+///
+/// The probes run while set-up runs: both are usually quick, but a JVM probe or an install is
+/// not, and a missing toolchain only makes set-up fail fast. The caller lets a failed probe
+/// win, since it names the cause.
+fn probe_and_set_up(
+    spec: &PortSpec,
+    asked: Option<&String>,
+    name: &str,
+    repo: &Path,
+    home: &Path,
+) -> (Result<(), String>, Option<Result<String, String>>) {
+    std::thread::scope(|scope| {
+        let setup = asked.map(|asked| {
+            scope.spawn(move || {
+                if spec.setup.is_empty() {
+                    return Ok(String::new());
+                }
+                let argv: Vec<String> = spec
+                    .setup
+                    .iter()
+                    .map(|a| a.replace("{version}", asked))
+                    .collect();
+                run_setup(
+                    &argv,
+                    repo,
+                    &adapter_env(repo, name, Some(spec), home),
+                    spec,
+                    bounded::effective(SETUP_TIMEOUT),
+                )
+            })
+        });
+        let probe_timeout = bounded::effective(PROBE_TIMEOUT);
+        let probed = spec
+            .probe
+            .iter()
+            .try_for_each(|probe| probe_ok(probe, probe_timeout));
+        let setup_line = setup.map(|thread| thread.join().expect("set-up does not panic"));
+        (probed, setup_line)
+    })
+}
+
+/// Runs one toolchain probe in its own process group, killed with its group after `timeout`.
+fn probe_ok(argv: &[String], timeout: Duration) -> Result<(), String> {
     let Some((program, args)) = argv.split_first() else {
         return Ok(());
     };
-    match Command::new(program)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-    {
-        Ok(status) if status.success() => Ok(()),
-        Ok(status) => Err(format!(
-            "toolchain probe `{}` failed ({status})",
+    match bounded::run(Command::new(program).args(args), timeout) {
+        Ok(done) if done.status.success() => Ok(()),
+        Ok(done) => Err(format!(
+            "toolchain probe `{}` failed ({})",
+            argv.join(" "),
+            done.status
+        )),
+        Err(Failure::Spawn(e)) => Err(format!("toolchain missing: `{program}` ({e})")),
+        Err(Failure::TimedOut(after)) => Err(format!(
+            "toolchain probe `{}` took longer than {after:?} (its process group was killed)",
             argv.join(" ")
         )),
-        Err(e) => Err(format!("toolchain missing: `{program}` ({e})")),
     }
 }
 
-/// Runs a set-up command; its last stdout line is the result, its last stderr line the reason
-/// on failure.
+/// Runs a set-up command in its own process group, killed with its group after `timeout`; its
+/// last stdout line is the result, its last stderr line the reason on failure.
 fn run_setup(
     argv: &[String],
     repo: &Path,
     env: &[(String, std::ffi::OsString)],
     spec: &PortSpec,
+    timeout: Duration,
 ) -> Result<String, String> {
     let (program, args) = argv.split_first().ok_or("empty setup command")?;
-    let mut child = Command::new(program)
+    let mut command = Command::new(program);
+    command
         .args(args)
         .current_dir(repo)
         // Set-up needs the user's network configuration and tools, so it inherits the
@@ -348,64 +385,81 @@ fn run_setup(
             env.iter()
                 .filter(|(k, _)| spec.cache_env.contains_key(k))
                 .cloned(),
-        )
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("set-up `{}` could not start: {e}", argv.join(" ")))?;
-    let mut stdout = child.stdout.take().expect("piped");
-    let mut stderr = child.stderr.take().expect("piped");
-    let out_thread = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stdout.read_to_string(&mut s);
-        s
-    });
-    let err_thread = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stderr.read_to_string(&mut s);
-        s
-    });
-    let start = Instant::now();
-    // Set-up usually answers from its cache in a few milliseconds (it runs on every run) and
-    // sometimes installs for minutes: poll often at first, then back off to 50 ms.
-    let mut poll = Duration::from_millis(1);
-    let status = loop {
-        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
-            break status;
-        }
-        if start.elapsed() > SETUP_TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(format!(
-                "set-up `{}` took longer than {:?}",
-                argv.join(" "),
-                SETUP_TIMEOUT
-            ));
-        }
-        std::thread::sleep(poll);
-        poll = (poll * 2).min(Duration::from_millis(50));
-    };
-    let out = out_thread.join().unwrap_or_default();
-    let err = err_thread.join().unwrap_or_default();
-    if !status.success() {
-        let last = err
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("no message");
-        return Err(format!("set-up failed ({status}): {last}"));
+        );
+    let done = bounded::run(&mut command, timeout).map_err(|failure| match failure {
+        Failure::Spawn(e) => format!("set-up `{}` could not start: {e}", argv.join(" ")),
+        Failure::TimedOut(after) => format!(
+            "set-up `{}` took longer than {after:?} (its process group was killed)",
+            argv.join(" ")
+        ),
+    })?;
+    if !done.status.success() {
+        let last = last_line(&done.stderr).unwrap_or("no message");
+        return Err(format!("set-up failed ({}): {last}", done.status));
     }
-    out.lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .map(|l| l.trim().to_owned())
+    last_line(&done.stdout)
+        .map(str::to_owned)
         .ok_or_else(|| format!("set-up `{}` printed nothing", argv.join(" ")))
+}
+
+/// The last line with something on it, trimmed.
+fn last_line(text: &str) -> Option<&str> {
+    text.lines().rev().map(str::trim).find(|l| !l.is_empty())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A shell that starts a long child and waits for it: what `npm` under `sh` looks like.
+    fn hanging(dir: &Path) -> Vec<String> {
+        let pidfile = dir.join("child.pid");
+        vec![
+            "sh".into(),
+            "-c".into(),
+            format!("sleep 600 & echo $! > '{}'; wait", pidfile.display()),
+        ]
+    }
+
+    /// Whether the shell's child, named in `child.pid`, still runs (zombies do not count).
+    fn survivor(dir: &Path) -> bool {
+        let pid = std::fs::read_to_string(dir.join("child.pid")).unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        loop {
+            let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()));
+            let alive =
+                stat.is_ok_and(|s| !s.rsplit(')').next().unwrap_or("").trim().starts_with('Z'));
+            if !alive || std::time::Instant::now() > deadline {
+                return alive;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    #[test]
+    fn a_hanging_probe_and_a_hanging_setup_end_at_their_timeout_with_no_survivor() {
+        let dir = tempfile::tempdir().unwrap();
+        let timeout = Duration::from_millis(300);
+        let err = probe_ok(&hanging(dir.path()), timeout).unwrap_err();
+        assert!(err.contains("took longer than 300ms"), "{err}");
+        assert!(!survivor(dir.path()), "the probe's child survived");
+
+        let spec: PortSpec =
+            toml::from_str("language = \"sh\"\nrun = [\"true\"]\nversion = \"1\"").unwrap();
+        let err = run_setup(&hanging(dir.path()), dir.path(), &[], &spec, timeout).unwrap_err();
+        assert!(err.contains("its process group was killed"), "{err}");
+        assert!(!survivor(dir.path()), "the set-up's child survived");
+    }
+
+    #[test]
+    fn a_request_prints_as_given() {
+        for given in ["python", "python@0.18.1", "js=/src/toolnexus"] {
+            let request = PortRequest::parse_port(given).unwrap();
+            assert_eq!(request.as_given(), format!("--port {given}"));
+        }
+        let adapter = PortRequest::parse_adapter("mine=./serve --fast").unwrap();
+        assert_eq!(adapter.as_given(), "--adapter 'mine=./serve --fast'");
+    }
 
     #[test]
     fn port_requests_parse() {

@@ -62,8 +62,6 @@ pub fn run_reference(
 pub struct CaseRun {
     /// The names to load: the case's own list, or every accepted name then [`UNKNOWN_SKILL`].
     pub load: Vec<String>,
-    /// Whether the tool declaration is requested.
-    pub tool: bool,
     /// The reply body (no `case`): the output, or `{"error": …}` for input the contract refuses.
     pub reply: Value,
 }
@@ -85,7 +83,7 @@ pub fn run_case(config: Config, case: &CaseSpec, roots: &[String]) -> CaseRun {
         Ok(_) => serde_json::to_value(source.output(&load, tool)).expect("the output serialises"),
         Err(error) => serde_json::json!({ "error": error.to_string() }),
     };
-    CaseRun { load, tool, reply }
+    CaseRun { load, reply }
 }
 
 /// The reference's answer to `hello`, as port `port` (`reference`, or a mutant's name).

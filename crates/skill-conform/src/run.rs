@@ -28,18 +28,17 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::case::CaseId;
 use crate::error::{Error, ExitCode};
-use crate::goldens::Layout;
-use crate::judge::expected::{check_entries, draft_expected, read_expected, ExpectedEntry};
+use crate::judge::expected::{draft_expected, ExpectedEntry};
 use crate::judge::{
-    self, judge_trial, stderr_text, CaseInfo, Evidence, ExpectationProblem, FaultDetails, Outcome,
-    PortInfo, PortStatus, RawDifference, RepeatInfo, Results, Status, TrialInput, Verdict,
+    self, judge_trial, stderr_text, CaseInfo, Evidence, FaultDetails, Outcome, PortInfo,
+    PortStatus, RawDifference, RepeatInfo, Results, Status, TrialInput, Verdict,
 };
 use crate::normalize::compared_form;
 use crate::observe::{
-    build_sandboxes, run_order, run_started_with, start_port, Closing, ObserveOptions, Observed,
-    PlannedCase, PortObservation, PortTrouble,
+    build_sandboxes, run_order, run_started_with, start_port, Closing, Observed, PlannedCase,
+    PortObservation, PortTrouble,
 };
-use crate::plan::{plan_loads, select_cases};
+use crate::plan::{plan_loads, Plan, PortPlan, Repeat};
 use crate::port::{self, PortRequest, REFERENCE};
 use crate::report::{self, Redactor};
 use crate::session::Timeouts;
@@ -115,7 +114,7 @@ pub fn pass_orders(cases: usize, passes: u32, shuffle_first: bool, seed: u64) ->
 }
 
 /// A shuffle seed from the clock and the process id, for runs without `--seed`.
-fn clock_seed() -> u64 {
+pub(crate) fn clock_seed() -> u64 {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
@@ -140,185 +139,108 @@ fn selected(args: &Arguments, name: &str) -> bool {
     args.filter.as_deref().is_none_or(matches) && !args.skip.iter().any(|s| matches(s))
 }
 
-/// Runs the suite and returns the exit code.
-pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
-    // Absolute, so that messages, reports and adapters do not depend on the working directory.
-    options.repo = std::fs::canonicalize(&options.repo).map_err(|e| {
-        Error::Usage(format!(
-            "repository `{}`: {e} (hint: pass --repo DIR)",
-            options.repo.display()
-        ))
-    })?;
-    let layout = Layout::under(&options.repo);
-    if !layout.fixtures.is_dir() {
-        return Err(Error::Usage(format!(
-            "fixture directory `{}` does not exist (hint: run from the repository root or pass --repo DIR)",
-            layout.fixtures.display()
-        )));
-    }
-    let mut args = Arguments::from_iter(
-        std::iter::once("skill-conform run".to_owned()).chain(options.libtest.clone()),
-    );
-    // Trials only report verdicts that are already known: one thread keeps libtest's own
-    // lines in a stable order.
-    args.test_threads = Some(1);
-    let specs = port::read_ports(&options.repo)?;
-    let requests: Vec<PortRequest> = if options.ports.is_empty() {
-        std::iter::once(REFERENCE.to_owned())
-            .chain(specs.keys().cloned())
-            .map(|name| PortRequest::Named {
-                name,
-                version: None,
-                path: None,
-            })
-            .collect()
-    } else {
-        options.ports.clone()
-    };
-    for request in &requests {
-        port::check_known(request, &specs)?;
-    }
-    let mut seen = BTreeSet::new();
-    for request in &requests {
-        if !seen.insert(request.name().to_owned()) {
-            return Err(Error::Usage(format!(
-                "port `{}` is selected twice",
-                request.name()
-            )));
-        }
-    }
-    if let Require::Ports(names) = &options.require {
-        for name in names {
-            if !seen.contains(name) {
-                return Err(Error::Usage(format!(
-                    "--require names `{name}`, which is not selected (hint: add --port {name})"
-                )));
-            }
-        }
-    }
-    // The cheap half of planning first, so every usage error comes before anything starts.
-    let selection = select_cases(&layout, &options.cases)?;
-    let selected_cases = selection.cases;
-
-    if args.list {
-        let trials = requests
-            .iter()
-            .flat_map(|r| {
-                selected_cases
-                    .iter()
-                    .map(move |c| Trial::test(trial_name(r.name(), &c.spec.id), || Ok(())))
-            })
-            .collect();
-        let _listed = libtest_mimic::run(&args, trials);
+/// Runs the suite and returns the exit code: plan, observe, judge, report.
+pub fn run(options: RunOptions) -> Result<ExitCode, Error> {
+    let plan = Plan::new(options)?;
+    if plan.libtest.list {
+        list_trials(&plan);
         return Ok(ExitCode::Ok);
     }
+    announce_seed(&plan.repeat);
+    let observed = observe_ports(&plan)?;
+    let results = judge_all(&plan, &observed);
+    report_all(&plan, &results, &observed)?;
+    // The adapters exited while the verdicts were judged and reported; wait for them now.
+    drop(observed);
+    Ok(judge::exit_code(&results, &plan.required))
+}
 
-    // Expected divergences, checked against the whole fixture set.
-    let all_ids = selection.all_ids;
-    let mut expectation_errors: Vec<ExpectationProblem> = Vec::new();
-    let mut expected: BTreeMap<String, Vec<ExpectedEntry>> = BTreeMap::new();
-    for request in &requests {
-        let path = options
-            .repo
-            .join("adapters")
-            .join(request.name())
-            .join("expected.toml");
-        let errors = match read_expected(&path) {
-            Ok(entries) => {
-                let stale = check_entries(&entries, all_ids.iter());
-                expected.insert(request.name().to_owned(), entries);
-                stale
-            }
-            Err(error) if error.exit_code() == ExitCode::Usage => {
-                return Err(Error::Usage(error.to_string()))
-            }
-            Err(error) => vec![error],
-        };
-        expectation_errors.extend(errors.into_iter().map(|error| ExpectationProblem {
-            port: request.name().to_owned(),
-            message: error.to_string(),
-        }));
-    }
+/// `--list`: every trial the plan has, started by nothing.
+fn list_trials(plan: &Plan) {
+    let trials = plan
+        .ports
+        .iter()
+        .flat_map(|port| {
+            plan.cases.iter().map(move |case| {
+                Trial::test(trial_name(port.request.name(), &case.spec.id), || Ok(()))
+            })
+        })
+        .collect();
+    let _listed = libtest_mimic::run(&plan.libtest, trials);
+}
 
-    let passes = options.repeat.max(1);
-    let seed = options.seed.unwrap_or_else(clock_seed);
-    if passes > 1 || options.shuffle {
-        let shuffle = if options.shuffle { " --shuffle" } else { "" };
+/// Prints the shuffle seed on stderr when the case order is shuffled, so a run can be replayed.
+fn announce_seed(repeat: &Repeat) {
+    if repeat.passes > 1 || repeat.shuffle {
+        let (passes, seed) = (repeat.passes, repeat.seed);
+        let shuffle = if repeat.shuffle { " --shuffle" } else { "" };
         eprintln!(
             "skill-conform: case order shuffled with seed {seed} (replay: --repeat {passes}{shuffle} --seed {seed})"
         );
     }
-    let orders = pass_orders(selected_cases.len(), passes, options.shuffle, seed);
+}
 
-    // Observe every port that has a selected trial, concurrently.
-    let home = crate::sandbox::plain_tempdir("skill-conform-home-")
+/// What observing gave: the planned cases, each port's run, and the sessions still closing.
+struct Observations {
+    /// Dropped first: waits for the adapters to exit (before their home directory goes).
+    _closing: Vec<Closing>,
+    cases: Vec<PlannedCase>,
+    /// Each port's observation with the global indices of the cases it ran.
+    ports: Vec<(PortObservation, Vec<usize>)>,
+    _home: tempfile::TempDir,
+}
+
+/// One port's share of the plan: its chosen cases and its pass orders, in its own indices.
+struct PortShare {
+    /// Global case index -> index among this port's chosen cases.
+    local: BTreeMap<usize, usize>,
+    passes: Vec<Vec<usize>>,
+}
+
+impl PortShare {
+    /// The cases the libtest filter keeps for `port`; `None` when it keeps none.
+    fn of(plan: &Plan, port: &str) -> Option<PortShare> {
+        let local: BTreeMap<usize, usize> = plan
+            .cases
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| selected(&plan.libtest, &trial_name(port, &c.spec.id)))
+            .enumerate()
+            .map(|(local, (global, _))| (global, local))
+            .collect();
+        let passes = plan
+            .repeat
+            .orders
+            .iter()
+            .map(|order| order.iter().filter_map(|g| local.get(g).copied()).collect())
+            .collect();
+        (!local.is_empty()).then_some(PortShare { local, passes })
+    }
+}
+
+type PlanReceiver = std::sync::mpsc::Receiver<Option<std::sync::Arc<Vec<PlannedCase>>>>;
+
+/// Stage 2 — observe every port that has a selected trial, concurrently: each resolves, sets
+/// up, starts and runs its smoke pair while the reference plans the load lists (the overlap is
+/// part of the runner's measured overhead); then each runs its cases in its one session.
+fn observe_ports(plan: &Plan) -> Result<Observations, Error> {
+    let (home, home_dir) = crate::sandbox::plain_tempdir("skill-conform-home-")
         .map_err(|e| Error::Usage(e.to_string()))?;
-    let observe_options = ObserveOptions {
-        timeouts: options.timeouts,
-        keep_sandbox: options.keep_sandbox,
-    };
-    // Every port resolves, sets up, starts and runs its smoke pair while the reference plans
-    // the load lists; then each runs its cases. Ports run concurrently, one session each.
-    let (planned, observed): (Result<Vec<PlannedCase>, Error>, Vec<PortRun>) =
+    let (planned, runs): (Result<Vec<PlannedCase>, Error>, Vec<PortRun>) =
         std::thread::scope(|scope| {
             let mut senders = Vec::new();
-            let handles: Vec<_> = requests
+            let handles: Vec<_> = plan
+                .ports
                 .iter()
-                .filter_map(|request| {
-                    // Global case index -> index among this port's chosen cases.
-                    let local: BTreeMap<usize, usize> = selected_cases
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, c)| selected(&args, &trial_name(request.name(), &c.spec.id)))
-                        .enumerate()
-                        .map(|(local, (global, _))| (global, local))
-                        .collect();
-                    if local.is_empty() {
-                        return None;
-                    }
-                    let port_passes: Vec<Vec<usize>> = orders
-                        .iter()
-                        .map(|order| order.iter().filter_map(|g| local.get(g).copied()).collect())
-                        .collect();
-                    let (plan_tx, plan_rx) =
-                        std::sync::mpsc::channel::<Option<std::sync::Arc<Vec<PlannedCase>>>>();
+                .filter_map(|port| {
+                    let share = PortShare::of(plan, port.request.name())?;
+                    let (plan_tx, plan_rx) = std::sync::mpsc::channel();
                     senders.push(plan_tx);
-                    let (specs, repo, home, observe_options) =
-                        (&specs, &options.repo, &home.1, &observe_options);
-                    Some(scope.spawn(move || {
-                        let resolved = port::resolve(request, specs, repo, home);
-                        // The adapter starts (spawn, hello, smoke pair) while this thread waits
-                        // for the plan and has the sandboxes built.
-                        std::thread::scope(|inner| {
-                            let starter = inner.spawn(|| start_port(resolved, observe_options));
-                            let Ok(Some(planned)) = plan_rx.recv() else {
-                                let started =
-                                    starter.join().expect("starting a port does not panic");
-                                started.close();
-                                return None;
-                            };
-                            let chosen: Vec<usize> = local.keys().copied().collect();
-                            let owned: Vec<PlannedCase> =
-                                chosen.iter().map(|&g| planned[g].clone()).collect();
-                            let sandboxes = build_sandboxes(
-                                owned.iter().map(|c| c.spec.clone()).collect(),
-                                run_order(&port_passes),
-                                observe_options.keep_sandbox,
-                            );
-                            let started = starter.join().expect("starting a port does not panic");
-                            let (observation, closing) = run_started_with(
-                                started,
-                                &owned,
-                                &port_passes,
-                                observe_options,
-                                sandboxes,
-                            );
-                            Some((observation, chosen, closing))
-                        })
-                    }))
+                    let home_dir = &home_dir;
+                    Some(scope.spawn(move || observe_port(plan, port, home_dir, share, plan_rx)))
                 })
                 .collect();
-            let planned = plan_loads(selected_cases.clone());
+            let planned = plan_loads(plan.cases.clone());
             let shared = planned
                 .as_ref()
                 .ok()
@@ -326,60 +248,132 @@ pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
             for sender in senders {
                 let _ = sender.send(shared.clone());
             }
-            let observed = handles
+            let runs = handles
                 .into_iter()
                 .filter_map(|h| h.join().expect("a port worker does not panic"))
                 .collect();
-            (planned, observed)
+            (planned, runs)
         });
     let cases = planned?;
-    // The adapters exit while the verdicts are judged and reported; the run waits for them at
-    // its end, when these are dropped.
     let mut closing = Vec::new();
-    let observations: Vec<(PortObservation, Vec<&PlannedCase>)> = observed
+    let ports = runs
         .into_iter()
         .map(|(observation, chosen, ending)| {
             closing.push(ending);
-            (observation, chosen.iter().map(|&g| &cases[g]).collect())
+            (observation, chosen)
         })
         .collect();
+    Ok(Observations {
+        _closing: closing,
+        cases,
+        ports,
+        _home: home,
+    })
+}
 
+/// One port's worker: resolve and set up (the first stage of observe), start the adapter while
+/// waiting for the plan and building the sandboxes, then run its cases.
+fn observe_port(
+    plan: &Plan,
+    port: &PortPlan,
+    home: &Path,
+    share: PortShare,
+    plan_rx: PlanReceiver,
+) -> Option<PortRun> {
+    let resolved = port::resolve(&port.request, &plan.specs, &plan.repo, home);
+    std::thread::scope(|inner| {
+        let starter = inner.spawn(|| start_port(resolved, &plan.observe));
+        let Ok(Some(planned)) = plan_rx.recv() else {
+            starter
+                .join()
+                .expect("starting a port does not panic")
+                .close();
+            return None;
+        };
+        let chosen: Vec<usize> = share.local.keys().copied().collect();
+        let owned: Vec<PlannedCase> = chosen.iter().map(|&g| planned[g].clone()).collect();
+        let sandboxes = build_sandboxes(
+            owned.iter().map(|c| c.spec.clone()).collect(),
+            run_order(&share.passes),
+            plan.observe.keep_sandbox,
+        );
+        let started = starter.join().expect("starting a port does not panic");
+        let (observation, closing) =
+            run_started_with(started, &owned, &share.passes, &plan.observe, sandboxes);
+        Some((observation, chosen, closing))
+    })
+}
+
+/// Stage 3 — judge every observation into [`Results`].
+fn judge_all(plan: &Plan, observed: &Observations) -> Results {
     let mut results = Results::new();
-    results.expectation_errors = expectation_errors;
-    for case in &cases {
+    results.expectation_errors = plan.expectation_errors.clone();
+    for case in &observed.cases {
         results.add_case(case.spec.id.clone(), CaseInfo::from(&case.spec));
     }
     let mut raw_differences = BTreeMap::new();
-    for (observation, chosen) in &observations {
-        let differences = judge_port(
-            &mut results,
-            observation,
-            chosen,
-            expected
-                .get(&observation.name)
-                .map_or(&[][..], Vec::as_slice),
-        );
+    for (observation, chosen) in &observed.ports {
+        let chosen: Vec<&PlannedCase> = chosen.iter().map(|&g| &observed.cases[g]).collect();
+        let expected = plan
+            .ports
+            .iter()
+            .find(|port| port.request.name() == observation.name)
+            .map_or(&[][..], |port| port.expected.as_slice());
+        let differences = judge_port(&mut results, observation, &chosen, expected);
         if !differences.is_empty() {
             raw_differences.insert(observation.name.clone(), differences);
         }
     }
-    if passes > 1 {
+    if plan.repeat.passes > 1 {
         results.repeat = Some(RepeatInfo {
-            passes,
-            seed,
+            passes: plan.repeat.passes,
+            seed: plan.repeat.seed,
             raw_differences,
         });
     }
+    results
+}
 
-    // libtest-mimic reports the verdicts we already have.
-    let trials: Vec<Trial> = results
+/// Stage 4 — report: libtest's lines, the terminal matrix, the report files and, with
+/// `--write-expected`, the drafted `expected.toml` files.
+fn report_all(plan: &Plan, results: &Results, observed: &Observations) -> Result<(), Error> {
+    let _conclusion = libtest_mimic::run(&plan.libtest, libtest_trials(results));
+    let mut redactor = Redactor::none()
+        .repo(&plan.repo)
+        .durations(plan.reports.redact_volatile);
+    if plan.reports.redact_volatile {
+        for (observation, _) in &observed.ports {
+            for dir in &observation.sandboxes {
+                redactor = redactor.sandbox(dir);
+            }
+        }
+    }
+    println!();
+    let options = report::terminal::Options { color: false };
+    print!("{}", report::terminal::render(results, &redactor, options));
+    let report_dir = &plan.reports.dir;
+    report::write_reports(results, report_dir, &redactor)
+        .map_err(|e| Error::io(format!("writing reports to `{}`", report_dir.display()), e))?;
+    let specs: Vec<_> = observed.cases.iter().map(|c| c.spec.clone()).collect();
+    let layout = crate::goldens::Layout::under(&plan.repo);
+    crate::writing_tool::append_section(&report_dir.join("summary.md"), &layout, &specs)?;
+    println!("reports written to {}", report_dir.display());
+    if plan.reports.write_expected {
+        write_expected(plan, results, observed)?;
+    }
+    Ok(())
+}
+
+/// libtest-mimic trials that report the verdicts we already have.
+fn libtest_trials(results: &Results) -> Vec<Trial> {
+    results
         .verdicts
         .iter()
         .map(|((port, case), verdict)| {
             let pinned = results.is_pinned(case);
             let status = verdict.status;
             let message = format!("{} (repro: {})", status.as_str(), verdict.evidence.repro);
-            let ignored = matches!(status, Status::Unavailable | Status::Vacuous);
+            let ignored = status.words().libtest_ignored;
             Trial::test(trial_name(port, case), move || {
                 if status.is_failure(pinned) {
                     Err(Failed::from(message))
@@ -389,69 +383,33 @@ pub fn run(mut options: RunOptions) -> Result<ExitCode, Error> {
             })
             .with_ignored_flag(ignored)
         })
-        .collect();
-    let _conclusion = libtest_mimic::run(&args, trials);
+        .collect()
+}
 
-    let mut redactor = Redactor::none()
-        .repo(&options.repo)
-        .durations(options.redact_volatile);
-    if options.redact_volatile {
-        for (observation, _) in &observations {
-            for dir in &observation.sandboxes {
-                redactor = redactor.sandbox(dir);
-            }
+/// `--write-expected`: drafts `adapters/<port>/expected.toml` for every port that ran.
+fn write_expected(plan: &Plan, results: &Results, observed: &Observations) -> Result<(), Error> {
+    for (observation, _) in &observed.ports {
+        if observation.name == REFERENCE || observation.trouble.is_some() {
+            continue;
         }
+        let verdicts = results
+            .verdicts
+            .iter()
+            .filter(|((p, _), _)| *p == observation.name)
+            .map(|((_, c), v)| (c, v));
+        let path = plan
+            .repo
+            .join("adapters")
+            .join(&observation.name)
+            .join("expected.toml");
+        std::fs::write(&path, draft_expected(&observation.name, verdicts))
+            .map_err(|e| Error::io(format!("writing `{}`", path.display()), e))?;
+        println!(
+            "drafted {} (review every reason before committing)",
+            path.display()
+        );
     }
-    println!();
-    print!(
-        "{}",
-        report::terminal::render(
-            &results,
-            &redactor,
-            report::terminal::Options { color: false }
-        )
-    );
-    let report_dir = options
-        .report_dir
-        .clone()
-        .unwrap_or_else(|| options.repo.join("reports"));
-    report::write_reports(&results, &report_dir, &redactor)
-        .map_err(|e| Error::io(format!("writing reports to `{}`", report_dir.display()), e))?;
-    let specs: Vec<_> = cases.iter().map(|c| c.spec.clone()).collect();
-    crate::writing_tool::append_section(&report_dir.join("summary.md"), &layout, &specs)?;
-    println!("reports written to {}", report_dir.display());
-
-    if options.write_expected {
-        for (observation, _) in &observations {
-            if observation.name == REFERENCE || observation.trouble.is_some() {
-                continue;
-            }
-            let verdicts = results
-                .verdicts
-                .iter()
-                .filter(|((p, _), _)| *p == observation.name)
-                .map(|((_, c), v)| (c, v));
-            let path = options
-                .repo
-                .join("adapters")
-                .join(&observation.name)
-                .join("expected.toml");
-            std::fs::write(&path, draft_expected(&observation.name, verdicts))
-                .map_err(|e| Error::io(format!("writing `{}`", path.display()), e))?;
-            println!(
-                "drafted {} (review every reason before committing)",
-                path.display()
-            );
-        }
-    }
-
-    let required: BTreeSet<String> = match &options.require {
-        Require::None => BTreeSet::new(),
-        Require::All => requests.iter().map(|r| r.name().to_owned()).collect(),
-        Require::Ports(names) => names.clone(),
-    };
-    drop(closing);
-    Ok(judge::exit_code(&results, &required))
+    Ok(())
 }
 
 /// Judges every chosen case of one observed port into `results`, folding repeated passes into
@@ -469,6 +427,7 @@ fn judge_port(
     if let Some(hello) = &observation.hello {
         info.library_version = Some(hello.version.clone());
         info.runtime = Some(hello.runtime.clone());
+        info.libraries = hello.libraries.clone();
     }
     match &observation.trouble {
         Some(PortTrouble::Unavailable(reason)) => {
@@ -476,11 +435,8 @@ fn judge_port(
                 reason: reason.clone(),
             };
             for case in chosen {
-                results.insert(
-                    name,
-                    case.spec.id.clone(),
-                    Verdict::unavailable(name, &case.spec.id, reason.clone()),
-                );
+                let verdict = Verdict::unavailable(name, &case.spec.id, reason.clone());
+                results.insert(name, case.spec.id.clone(), verdict);
             }
         }
         Some(PortTrouble::Broken {
@@ -489,16 +445,16 @@ fn judge_port(
             reply,
         }) => {
             let fault = evidence.as_deref().map(FaultDetails::from);
-            let mut broken = Evidence {
+            let broken = Evidence {
                 fault: fault.clone(),
                 reason: Some(what.clone()),
                 raw: reply.clone(),
                 stderr_tail: evidence
                     .as_deref()
                     .and_then(|e| stderr_text(&e.stderr_tail)),
+                repro: format!("skill-conform run --port {name}"),
                 ..Evidence::default()
             };
-            broken.repro = format!("skill-conform run --port {name}");
             info.status = PortStatus::Broken {
                 evidence: Box::new(broken),
             };
@@ -511,47 +467,11 @@ fn judge_port(
         None => {
             for case in chosen {
                 let id = &case.spec.id;
-                let Some(first) = observation.observed.get(id) else {
+                let Some((verdict, difference)) = judge_case(observation, case, expected) else {
                     continue;
                 };
-                let runs: Vec<&Observed> = std::iter::once(first)
-                    .chain(observation.repeats.iter().filter_map(|pass| pass.get(id)))
-                    .collect();
-                let verdicts = runs
-                    .iter()
-                    .map(|observed| match observed {
-                        Observed::SandboxFailed(why) => Verdict {
-                            status: Status::Error,
-                            evidence: Evidence {
-                                reason: Some(format!(
-                                    "skill-conform could not build the sandbox: {why}"
-                                )),
-                                repro: judge::repro_command(name, id),
-                                ..Evidence::default()
-                            },
-                        },
-                        observed => judge_observed(name, case, observed, expected, observation),
-                    })
-                    .collect();
-                let mut verdict = judge::judge_repeats(verdicts).expect("one run at least");
-                if verdict.status == Status::Nondeterministic {
-                    verdict.evidence.repro = format!(
-                        "skill-conform run --port {name} --repeat {} -- --exact {}",
-                        runs.len(),
-                        trial_name(name, id)
-                    );
-                }
-                if runs.len() > 1 && verdict.status != Status::Nondeterministic {
-                    let replies: Option<Vec<(&serde_json::Value, &[String])>> = runs
-                        .iter()
-                        .map(|observed| match observed {
-                            Observed::Reply { raw, roots, .. } => Some((raw, roots.as_slice())),
-                            _ => None,
-                        })
-                        .collect();
-                    if let Some(difference) = replies.and_then(|r| judge::raw_difference(&r)) {
-                        raw_differences.insert(id.clone(), difference);
-                    }
+                if let Some(difference) = difference {
+                    raw_differences.insert(id.clone(), difference);
                 }
                 results.insert(name, id.clone(), verdict);
             }
@@ -559,6 +479,54 @@ fn judge_port(
     }
     results.add_port(info);
     raw_differences
+}
+
+/// One case of a port that ran: its passes folded into one verdict, and how its raw replies
+/// differed between passes when its verdict did not (`None` when it has no observation).
+fn judge_case(
+    observation: &PortObservation,
+    case: &PlannedCase,
+    expected: &[ExpectedEntry],
+) -> Option<(Verdict, Option<RawDifference>)> {
+    let (name, id) = (observation.name.as_str(), &case.spec.id);
+    let first = observation.observed.get(id)?;
+    let runs: Vec<&Observed> = std::iter::once(first)
+        .chain(observation.repeats.iter().filter_map(|pass| pass.get(id)))
+        .collect();
+    let verdicts = runs
+        .iter()
+        .map(|observed| match observed {
+            Observed::SandboxFailed(why) => Verdict {
+                status: Status::Error,
+                evidence: Evidence {
+                    reason: Some(format!("skill-conform could not build the sandbox: {why}")),
+                    repro: judge::repro_command(name, id),
+                    ..Evidence::default()
+                },
+            },
+            observed => judge_observed(name, case, observed, expected, observation),
+        })
+        .collect();
+    let mut verdict = judge::judge_repeats(verdicts).expect("one run at least");
+    if verdict.status == Status::Nondeterministic {
+        verdict.evidence.repro = format!(
+            "skill-conform run --port {name} --repeat {} -- --exact {}",
+            runs.len(),
+            trial_name(name, id)
+        );
+        return Some((verdict, None));
+    }
+    let replies: Option<Vec<(&serde_json::Value, &[String])>> = runs
+        .iter()
+        .map(|observed| match observed {
+            Observed::Reply { raw, roots, .. } => Some((raw, roots.as_slice())),
+            _ => None,
+        })
+        .collect();
+    let difference = replies
+        .filter(|r| r.len() > 1)
+        .and_then(|r| judge::raw_difference(&r));
+    Some((verdict, difference))
 }
 
 fn judge_observed(

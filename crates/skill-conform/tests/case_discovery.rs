@@ -47,7 +47,7 @@ fn missing_fixture_dir_is_a_clear_error() {
     assert_eq!(
         error.to_string(),
         format!(
-            "fixture directory `{}` does not exist (hint: run from the repository root or pass --fixtures DIR)",
+            "fixture directory `{}` does not exist (hint: run from the repository root or pass --repo DIR, the directory holding conformance-fixtures/)",
             missing.display()
         )
     );

@@ -144,7 +144,7 @@ fn one_case_per_status() -> Results {
     let mut results = Results::new();
     results.add_port(port_info("reference", "0.1.0", "rust"));
     results.add_port(port_info("python", "0.21.0", "CPython 3.11.7"));
-    for status in Status::ALL {
+    for status in Status::all() {
         let case = id(&format!("status/{}", status.as_str()));
         let pinned = !matches!(status, Status::Gap);
         results.add_case(case.clone(), case_info(pinned));
@@ -273,7 +273,7 @@ fn one_details_block_per_status() {
     let results = one_case_per_status();
     let redactor = redactor();
     let mut out = String::new();
-    for status in Status::ALL {
+    for status in Status::all() {
         let case = id(&format!("status/{}", status.as_str()));
         let trial = Trial {
             port: "python",
@@ -443,6 +443,12 @@ fn report_json_is_canonical_and_redacted() {
     assert!(!text.contains(REPO_DIR), "repo path leaked");
     let value: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(to_canonical_string(&value), text);
+    let schema = jsonschema::validator_for(&skill_conform::report::format::schema()).unwrap();
+    let errors: Vec<String> = schema.iter_errors(&value).map(|e| e.to_string()).collect();
+    assert!(
+        errors.is_empty(),
+        "report.json breaks its schema: {errors:#?}"
+    );
     let trial = &value["trials"]["python"]["hazards/bom"];
     assert_eq!(trial["status"], json!("gap"));
     assert_eq!(trial["evidence"]["durationMs"], json!("[DURATION]"));

@@ -25,7 +25,7 @@ use serde_json::Value;
 use skill_ref::canonical::to_canonical_string;
 
 /// One difference between the golden (`expected`) and the normalised reply (`actual`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Mismatch {
     /// RFC 6901 JSON pointer (`~` as `~0`, `/` as `~1`); `""` is the whole document.
     pub pointer: String,
@@ -98,8 +98,7 @@ pub fn compare(expected: &str, actual: &Value) -> Comparison {
     };
     let mut mismatches = Vec::new();
     let canonical = to_canonical_string(&golden);
-    if canonical != expected {
-        let (line, column) = first_difference(expected, &canonical);
+    if let Some((line, column)) = text::first_difference(expected, &canonical) {
         mismatches.push(Mismatch::note(format!(
             "the golden is not canonical JSON: it departs from its canonical form at line {line}, column {column} (hint: {REGENERATE})"
         )));
@@ -155,20 +154,6 @@ fn diff_values(expected: &Value, actual: &Value, pointer: &mut String, out: &mut
 /// One reference token of a JSON pointer: `~` as `~0`, `/` as `~1`.
 pub fn escape_token(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
-}
-
-/// The 1-based line and column (in characters) where two texts first differ.
-fn first_difference(a: &str, b: &str) -> (usize, usize) {
-    let at = a
-        .char_indices()
-        .zip(b.chars())
-        .find(|((_, x), y)| x != y)
-        .map_or(a.len().min(b.len()), |((i, _), _)| i);
-    let at = if a.is_char_boundary(at) { at } else { 0 };
-    let before = &a[..at];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
-    (line, column)
 }
 
 /// The top-level field a pointer falls under, for the summary.
@@ -450,8 +435,9 @@ mod tests {
 
     #[test]
     fn first_difference_positions() {
-        assert_eq!(first_difference("ab\ncd", "ab\ncx"), (2, 2));
-        assert_eq!(first_difference("é\n", "é"), (1, 2));
-        assert_eq!(first_difference("same", "same"), (1, 5));
+        use text::first_difference;
+        assert_eq!(first_difference("ab\ncd", "ab\ncx"), Some((2, 2)));
+        assert_eq!(first_difference("é\n", "é"), Some((1, 2)));
+        assert_eq!(first_difference("same", "same"), None);
     }
 }

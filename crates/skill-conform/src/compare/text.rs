@@ -137,6 +137,25 @@ pub fn line_diff(expected: &str, actual: &str) -> String {
     out
 }
 
+/// The one first-difference finder (the golden-not-canonical note here, `corpus`'s load and
+/// prompt differences): the 1-based line and column (in characters) of the first character
+/// where two texts differ, or where the shorter ends; `None` when they are equal.
+pub fn first_difference(a: &str, b: &str) -> Option<(usize, usize)> {
+    if a == b {
+        return None;
+    }
+    let at = a
+        .char_indices()
+        .zip(b.chars())
+        .find(|((_, x), y)| x != y)
+        .map_or(a.len().min(b.len()), |((i, _), _)| i);
+    let at = if a.is_char_boundary(at) { at } else { 0 };
+    let before = &a[..at];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    Some((line, column))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,7 +16,8 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use super::{fingerprint, PortKind, Results, Status};
 use crate::case::CaseId;
@@ -25,7 +26,7 @@ use crate::case::CaseId;
 pub const SUSPECT_QUORUM: usize = 3;
 
 /// Real ports whose normalised output for one case is identical.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Cluster {
     /// Sorted by name; never empty.
@@ -37,7 +38,7 @@ pub struct Cluster {
 }
 
 /// A note in the report that changes nothing else.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Note {
     pub kind: NoteKind,
@@ -49,46 +50,76 @@ pub struct Note {
 }
 
 /// What a [`Note`] is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum NoteKind {
     /// At least [`SUSPECT_QUORUM`] real ports agree with each other against the golden.
     SuspectedReferenceBug,
 }
 
+/// Ports that gave one identical output: a group of [`agreement`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Agreement<'a> {
+    /// In the order they were given.
+    pub ports: Vec<&'a str>,
+    /// Some member's output is the expected one (the golden, or the reference's).
+    pub matches: bool,
+    /// The shared output (canonical text).
+    pub output: &'a str,
+}
+
+/// The one agreement-clustering routine (the suite's gap clusters and `corpus`'s inventory
+/// clusters both use it): groups `(port, output, matches)` by identical output, members in the
+/// order given; a group matches when any member does. Groups are sorted: matching first, then
+/// larger first, then by `tiebreak` on their member lists.
+pub fn agreement<'a>(
+    members: impl IntoIterator<Item = (&'a str, &'a str, bool)>,
+    tiebreak: impl Fn(&[&'a str], &[&'a str]) -> std::cmp::Ordering,
+) -> Vec<Agreement<'a>> {
+    let mut groups: BTreeMap<&str, Agreement<'a>> = BTreeMap::new();
+    for (port, output, matches) in members {
+        let group = groups.entry(output).or_insert_with(|| Agreement {
+            ports: Vec::new(),
+            matches: false,
+            output,
+        });
+        group.ports.push(port);
+        group.matches |= matches;
+    }
+    let mut groups: Vec<Agreement<'a>> = groups.into_values().collect();
+    groups.sort_by(|a, b| {
+        b.matches
+            .cmp(&a.matches)
+            .then_with(|| b.ports.len().cmp(&a.ports.len()))
+            .then_with(|| tiebreak(&a.ports, &b.ports))
+    });
+    groups
+}
+
 /// The agreement clusters of the real ports for `case` (sorted as the module doc says).
 pub fn clusters(results: &Results, case: &CaseId) -> Vec<Cluster> {
-    // canonical actual -> (ports, matches golden)
-    let mut groups: BTreeMap<&str, (Vec<String>, bool)> = BTreeMap::new();
-    for ((port, verdict_case), verdict) in &results.verdicts {
-        if verdict_case != case || results.port_kind(port) != PortKind::Real {
-            continue;
-        }
-        let Some(actual) = verdict.evidence.actual.as_deref() else {
-            continue;
-        };
-        let group = groups.entry(actual).or_default();
-        group.0.push(port.clone());
-        group.1 |= matches!(verdict.status, Status::Pass | Status::UnexpectedPass);
-    }
-    let mut clusters: Vec<Cluster> = groups
-        .into_iter()
-        .map(|(actual, (mut ports, matches_golden))| {
-            ports.sort();
-            Cluster {
-                ports,
-                matches_golden,
-                fingerprint: fingerprint(actual),
-            }
+    // Verdicts iterate by (port, case): each group's ports come sorted by name.
+    let members = results
+        .verdicts
+        .iter()
+        .filter(|((port, verdict_case), _)| {
+            verdict_case == case && results.port_kind(port) == PortKind::Real
         })
-        .collect();
-    clusters.sort_by(|a, b| {
-        b.matches_golden
-            .cmp(&a.matches_golden)
-            .then_with(|| b.ports.len().cmp(&a.ports.len()))
-            .then_with(|| a.ports.cmp(&b.ports))
-    });
-    clusters
+        .filter_map(|((port, _), verdict)| {
+            let actual = verdict.evidence.actual.as_deref()?;
+            let matches = matches!(verdict.status, Status::Pass | Status::UnexpectedPass);
+            Some((port.as_str(), actual, matches))
+        });
+    agreement(members, |a, b| a.cmp(b))
+        .into_iter()
+        .map(|group| Cluster {
+            ports: group.ports.iter().map(|p| (*p).to_owned()).collect(),
+            matches_golden: group.matches,
+            fingerprint: fingerprint(group.output),
+        })
+        .collect()
 }
 
 /// The clusters of every unpinned case where some real port diverges from the golden, by case.

@@ -28,7 +28,7 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use globset::{GlobBuilder, GlobMatcher};
+use globset::GlobMatcher;
 use semver::{Version, VersionReq};
 
 use super::{Status, Verdict, FINGERPRINT_LEN};
@@ -205,6 +205,31 @@ pub fn parse_expected(path: &Path, text: &str) -> Result<Vec<ExpectedEntry>, Exp
         .collect()
 }
 
+/// Whether `text` is a fingerprint: [`FINGERPRINT_LEN`] lower-case hex digits.
+fn is_fingerprint(text: &str) -> bool {
+    text.len() == FINGERPRINT_LEN && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// The entry as a table with known fields only, or (field, message, hint).
+fn entry_table(value: &toml::Value) -> Result<&toml::Table, (String, String, String)> {
+    let toml::Value::Table(table) = value else {
+        return Err((
+            "divergence".into(),
+            "is not a table".into(),
+            "write each entry as a `[[divergence]]` table".into(),
+        ));
+    };
+    if let Some(key) = table.keys().find(|key| !FIELDS.contains(&key.as_str())) {
+        let valid = FIELDS.map(|field| format!("`{field}`")).join(", ");
+        return Err((
+            key.clone(),
+            "unknown field".into(),
+            format!("valid fields are {valid}"),
+        ));
+    }
+    Ok(table)
+}
+
 fn parse_entry(
     path: &Path,
     entry: usize,
@@ -217,57 +242,38 @@ fn parse_entry(
         message,
         hint,
     };
-    let toml::Value::Table(table) = value else {
-        return Err(error(
-            "divergence",
-            "is not a table".into(),
-            "write each entry as a `[[divergence]]` table".into(),
-        ));
-    };
-    if let Some(key) = table.keys().find(|key| !FIELDS.contains(&key.as_str())) {
-        let valid = FIELDS.map(|field| format!("`{field}`")).join(", ");
-        return Err(error(
-            key,
-            "unknown field".into(),
-            format!("valid fields are {valid}"),
-        ));
-    }
+    // An error whose hint is the field's own.
+    let bad = |field: &str, message: String| error(field, message, field_hint(field).into());
+    let table =
+        entry_table(value).map_err(|(field, message, hint)| error(&field, message, hint))?;
     let string = |field: &str, required: bool| -> Result<Option<String>, ExpectationError> {
         match table.get(field) {
-            None if required => Err(error(field, "is missing".into(), field_hint(field).into())),
+            None if required => Err(bad(field, "is missing".into())),
             None => Ok(None),
             Some(toml::Value::String(text)) if text.trim().is_empty() => {
-                Err(error(field, "is blank".into(), field_hint(field).into()))
+                Err(bad(field, "is blank".into()))
             }
             Some(toml::Value::String(text)) => Ok(Some(text.clone())),
-            Some(other) => Err(error(
+            Some(other) => Err(bad(
                 field,
                 format!("is of type `{}`, not a string", other.type_str()),
-                field_hint(field).into(),
             )),
         }
     };
 
     let cases = string("cases", true)?.unwrap_or_default();
-    let matcher = GlobBuilder::new(&cases)
-        .literal_separator(true)
-        .backslash_escape(true)
-        .build()
-        .map_err(|glob_error| {
-            error(
-                "cases",
-                format!("`{cases}` is not a glob: {}", glob_error.kind()),
-                field_hint("cases").into(),
-            )
-        })?
-        .compile_matcher();
+    let matcher = crate::case::case_glob(&cases).map_err(|glob_error| {
+        bad(
+            "cases",
+            format!("`{cases}` is not a glob: {}", glob_error.kind()),
+        )
+    })?;
     let versions = string("versions", false)?
         .map(|text| {
             VersionReq::parse(&text).map_err(|semver_error| {
-                error(
+                bad(
                     "versions",
                     format!("`{text}` is not a version range: {semver_error}"),
-                    field_hint("versions").into(),
                 )
             })
         })
@@ -275,18 +281,14 @@ fn parse_entry(
     let reason = string("reason", true)?.unwrap_or_default();
     let link = string("link", false)?;
     let fingerprint = string("fingerprint", false)?;
-    if let Some(print) = &fingerprint {
-        let valid = print.len() == FINGERPRINT_LEN
-            && print
-                .bytes()
-                .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
-        if !valid {
-            return Err(error(
-                "fingerprint",
-                format!("`{print}` is not {FINGERPRINT_LEN} lower-case hex digits"),
-                field_hint("fingerprint").into(),
-            ));
-        }
+    if let Some(print) = fingerprint
+        .as_deref()
+        .filter(|print| !is_fingerprint(print))
+    {
+        return Err(bad(
+            "fingerprint",
+            format!("`{print}` is not {FINGERPRINT_LEN} lower-case hex digits"),
+        ));
     }
     Ok(ExpectedEntry {
         path: path.to_owned(),

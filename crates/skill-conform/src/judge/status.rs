@@ -7,12 +7,26 @@
 
 use std::fmt;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::session::{FaultKind, Phase};
 
 /// The outcome of one trial (one port × one case).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+    strum::EnumIter,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
     /// The normalised reply equals the golden, byte for byte.
@@ -43,41 +57,120 @@ pub enum Status {
     Nondeterministic,
 }
 
+/// How a status shows in JUnit: the element a testcase gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Junit {
+    /// A passing testcase.
+    Success,
+    /// A passing testcase with the trial's story on `system-out`.
+    SuccessWithStory,
+    /// `<failure>`.
+    Failure,
+    /// `<error>`.
+    Error,
+    /// `<skipped>`.
+    Skipped,
+}
+
+impl Junit {
+    /// The word the README table uses.
+    pub fn word(self) -> &'static str {
+        match self {
+            Junit::Success => "pass",
+            Junit::SuccessWithStory => "pass + system-out",
+            Junit::Failure => "failure",
+            Junit::Error => "error",
+            Junit::Skipped => "skipped",
+        }
+    }
+}
+
+/// The colour of a status on a terminal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Colour {
+    Green,
+    Yellow,
+    Dim,
+    Red,
+}
+
+/// Everything a status is called and means, in one row: every renderer asks here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Words {
+    /// `report.json`, totals, summary.md, JUnit `type` and libtest messages: `protocol-error`.
+    pub name: &'static str,
+    /// The matrix cell (terminal, summary.md, merged matrix): `PROTO`.
+    pub cell: &'static str,
+    /// Whether it fails the run on a pinned case.
+    pub fails_pinned: bool,
+    /// Whether it fails the run on an unpinned case.
+    pub fails_unpinned: bool,
+    /// The JUnit element on a pinned case (an unpinned one gets [`Junit::SuccessWithStory`]
+    /// where this is [`Junit::Error`]).
+    pub junit_pinned: Junit,
+    /// libtest shows the trial `ignored` rather than `ok`.
+    pub libtest_ignored: bool,
+    pub colour: Colour,
+}
+
 impl Status {
-    /// Every status, in declaration order (the order totals are listed in).
-    pub const ALL: [Status; 13] = [
-        Status::Pass,
-        Status::Fail,
-        Status::ExpectedFail,
-        Status::UnexpectedPass,
-        Status::Gap,
-        Status::Error,
-        Status::Timeout,
-        Status::Crash,
-        Status::ProtocolError,
-        Status::Broken,
-        Status::Unavailable,
-        Status::Vacuous,
-        Status::Nondeterministic,
-    ];
+    /// Every status, in declaration order (the order totals are listed in), enumerated by the
+    /// compiler.
+    pub fn all() -> impl Iterator<Item = Status> {
+        <Status as strum::IntoEnumIterator>::iter()
+    }
+
+    /// The one row of words and meaning of this status (see [`Words`]).
+    pub fn words(self) -> Words {
+        use Colour::*;
+        let row = |name, cell, fails: (bool, bool), junit_pinned, colour| Words {
+            name,
+            cell,
+            fails_pinned: fails.0,
+            fails_unpinned: fails.1,
+            junit_pinned,
+            libtest_ignored: junit_pinned == Junit::Skipped,
+            colour,
+        };
+        const ALWAYS: (bool, bool) = (true, true);
+        const PINNED: (bool, bool) = (true, false);
+        const NEVER: (bool, bool) = (false, false);
+        match self {
+            Status::Pass => row("pass", "ok", NEVER, Junit::Success, Green),
+            Status::Fail => row("fail", "FAIL", ALWAYS, Junit::Failure, Red),
+            Status::ExpectedFail => row(
+                "expected-fail",
+                "xfail",
+                NEVER,
+                Junit::SuccessWithStory,
+                Yellow,
+            ),
+            Status::UnexpectedPass => row("unexpected-pass", "XPASS", ALWAYS, Junit::Failure, Red),
+            Status::Gap => row("gap", "gap", NEVER, Junit::SuccessWithStory, Yellow),
+            Status::Error => row("error", "ERR", PINNED, Junit::Error, Red),
+            Status::Timeout => row("timeout", "T/O", PINNED, Junit::Error, Red),
+            Status::Crash => row("crash", "CRASH", PINNED, Junit::Error, Red),
+            Status::ProtocolError => row("protocol-error", "PROTO", PINNED, Junit::Error, Red),
+            Status::Broken => row("broken", "BROKEN", ALWAYS, Junit::Error, Red),
+            Status::Unavailable => row("unavailable", "n/a", NEVER, Junit::Skipped, Dim),
+            Status::Vacuous => row("vacuous", "vac", NEVER, Junit::Skipped, Dim),
+            Status::Nondeterministic => {
+                row("nondeterministic", "NONDET", PINNED, Junit::Error, Red)
+            }
+        }
+    }
+
+    /// The JUnit element of this status on a case that is `pinned` or not.
+    pub fn junit(self, pinned: bool) -> Junit {
+        match self.words().junit_pinned {
+            Junit::Error if !pinned && !self.words().fails_unpinned => Junit::SuccessWithStory,
+            other => other,
+        }
+    }
 
     /// The kebab-case name used in `report.json`, JUnit and totals.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Pass => "pass",
-            Status::Fail => "fail",
-            Status::ExpectedFail => "expected-fail",
-            Status::UnexpectedPass => "unexpected-pass",
-            Status::Gap => "gap",
-            Status::Error => "error",
-            Status::Timeout => "timeout",
-            Status::Crash => "crash",
-            Status::ProtocolError => "protocol-error",
-            Status::Broken => "broken",
-            Status::Unavailable => "unavailable",
-            Status::Vacuous => "vacuous",
-            Status::Nondeterministic => "nondeterministic",
-        }
+        self.words().name
     }
 
     /// Whether this verdict makes the run fail, on a case that is `pinned` or not.
@@ -90,18 +183,11 @@ impl Status {
     /// - `pass`, `expected-fail`, `gap`, `vacuous` and `unavailable` never (`unavailable` is not
     ///   passing either: see [`Status::is_pass`]; it exits 3 only for a `--require`d port).
     pub fn is_failure(self, pinned: bool) -> bool {
-        match self {
-            Status::Fail | Status::UnexpectedPass | Status::Broken => true,
-            Status::Error
-            | Status::Timeout
-            | Status::Crash
-            | Status::ProtocolError
-            | Status::Nondeterministic => pinned,
-            Status::Pass
-            | Status::ExpectedFail
-            | Status::Gap
-            | Status::Vacuous
-            | Status::Unavailable => false,
+        let words = self.words();
+        if pinned {
+            words.fails_pinned
+        } else {
+            words.fails_unpinned
         }
     }
 
@@ -146,7 +232,7 @@ mod tests {
 
     #[test]
     fn names_are_kebab_case_and_match_serde() {
-        for status in Status::ALL {
+        for status in Status::all() {
             let json = serde_json::to_value(status).unwrap();
             assert_eq!(json, serde_json::Value::from(status.as_str()));
             assert_eq!(
@@ -172,7 +258,7 @@ mod tests {
             Status::Nondeterministic,
         ];
         let failing_when_unpinned = [Status::Fail, Status::UnexpectedPass, Status::Broken];
-        for status in Status::ALL {
+        for status in Status::all() {
             assert_eq!(
                 status.is_failure(true),
                 failing_when_pinned.contains(&status),

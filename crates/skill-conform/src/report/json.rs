@@ -1,10 +1,13 @@
 //! `report.json`: everything the run knows, as canonical JSON (sorted keys, two-space indent,
 //! trailing newline), for tools and for merging the reports of per-port CI jobs.
 //!
+//! The shape is [`format::Report`](super::format::Report) (and its checked-in schema):
+//!
 //! ```text
 //! {
 //!   "format": 1,
-//!   "ports":  { PORT: { "name", "kind", "libraryVersion"?, "runtime"?, "status": {"state", …},
+//!   "ports":  { PORT: { "name", "kind", "libraryVersion"?, "runtime"?, "libraries"?,
+//!                       "status": {"state", …},
 //!                       "totals": { STATUS: COUNT }, "pinned": N, "pinnedPass": N } },
 //!   "cases":  { CASE: { "pinned", "rules" } },
 //!   "trials": { PORT: { CASE: { "trial", "pinned", "status", "evidence": {
@@ -24,15 +27,15 @@
 //! string and key; with durations redacted, `durationMs` becomes `"[DURATION]"`; with versions
 //! redacted, `libraryVersion` and `runtime` become `"[VERSION]"`.
 
-use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+use serde_json::Value;
 use skill_ref::canonical::to_canonical_string;
 
+use super::format::{PortEntry, Report, TrialEntry, FORMAT};
 use super::model::{trial_name, Model};
 use super::Redactor;
 use crate::judge::Results;
-
-/// The version of this file's shape.
-pub const FORMAT: u32 = 1;
 
 /// `report.json` for `results`.
 pub fn render(results: &Results, redactor: &Redactor) -> String {
@@ -46,85 +49,64 @@ pub fn render_model(model: &Model<'_>, redactor: &Redactor) -> String {
 
 /// The report as a JSON value, before path redaction.
 pub fn value(model: &Model<'_>, redactor: &Redactor) -> Value {
-    let results = model.results;
-    let mut ports = Map::new();
-    for port in &model.ports {
-        let mut entry = match results.ports.get(*port) {
-            Some(info) => serde_json::to_value(info).unwrap_or(Value::Null),
-            None => json!({ "name": port, "kind": results.port_kind(port) }),
-        };
-        if let Value::Object(object) = &mut entry {
-            for key in ["libraryVersion", "runtime"] {
-                if let Some(Value::String(text)) = object.get_mut(key) {
-                    *text = redactor.version(text);
-                }
-            }
-            if let Some(totals) = model.totals.get(port) {
-                let counts: Map<String, Value> = totals
-                    .by_status
-                    .iter()
-                    .map(|(status, count)| (status.as_str().to_owned(), Value::from(*count)))
-                    .collect();
-                object.insert("totals".into(), Value::Object(counts));
-                object.insert("pinned".into(), Value::from(totals.pinned));
-                object.insert("pinnedPass".into(), Value::from(totals.pinned_pass));
-            }
-        }
-        ports.insert((*port).to_owned(), entry);
-    }
+    serde_json::to_value(report(model, redactor)).expect("a report always serialises")
+}
 
-    let cases: Map<String, Value> = model
+/// The typed report, with versions redacted (paths and durations are redacted on its JSON).
+pub fn report(model: &Model<'_>, redactor: &Redactor) -> Report {
+    let results = model.results;
+    let ports = model
+        .ports
+        .iter()
+        .map(|port| ((*port).to_owned(), port_entry(model, port, redactor)))
+        .collect();
+    let cases = model
         .cases
         .iter()
         .map(|case| {
-            let info = results.cases.get(*case);
-            (
-                case.to_string(),
-                json!({
-                    "pinned": info.is_some_and(|info| info.pinned),
-                    "rules": info.map(|info| info.rules.clone()).unwrap_or_default(),
-                }),
-            )
+            let info = results.cases.get(*case).cloned().unwrap_or_default();
+            ((*case).clone(), info)
         })
         .collect();
-
-    let mut trials = Map::new();
+    let mut trials: BTreeMap<String, BTreeMap<_, _>> = BTreeMap::new();
     for ((port, case), verdict) in &results.verdicts {
-        let entry = trials
+        let entry = TrialEntry {
+            trial: trial_name(port, case),
+            pinned: results.is_pinned(case),
+            status: verdict.status,
+            evidence: verdict.evidence.clone(),
+        };
+        trials
             .entry(port.clone())
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(by_case) = entry {
-            by_case.insert(
-                case.to_string(),
-                json!({
-                    "trial": trial_name(port, case),
-                    "pinned": results.is_pinned(case),
-                    "status": verdict.status,
-                    "evidence": verdict.evidence,
-                }),
-            );
-        }
+            .or_default()
+            .insert(case.clone(), entry);
     }
+    Report {
+        format: FORMAT,
+        ports,
+        cases,
+        trials,
+        clusters: model.clusters.clone(),
+        notes: model.notes.clone(),
+        repeat: results.repeat.clone(),
+        expectation_errors: results.expectation_errors.clone(),
+    }
+}
 
-    let clusters: Map<String, Value> = model
-        .clusters
-        .iter()
-        .map(|(case, clusters)| (case.to_string(), json!(clusters)))
-        .collect();
-
-    let mut report = json!({
-        "format": FORMAT,
-        "ports": ports,
-        "cases": cases,
-        "trials": trials,
-        "clusters": clusters,
-        "notes": model.notes,
-    });
-    if let Some(repeat) = &results.repeat {
-        report["repeat"] = json!(repeat);
+fn port_entry(model: &Model<'_>, port: &str, redactor: &Redactor) -> PortEntry {
+    let results = model.results;
+    let info = results.ports.get(port);
+    let version = |text: &Option<String>| text.as_deref().map(|text| redactor.version(text));
+    let totals = model.totals.get(port).cloned().unwrap_or_default();
+    PortEntry {
+        name: port.to_owned(),
+        kind: info.map_or_else(|| results.port_kind(port), |info| info.kind),
+        library_version: info.and_then(|info| version(&info.library_version)),
+        runtime: info.and_then(|info| version(&info.runtime)),
+        libraries: info.map(|info| info.libraries.clone()).unwrap_or_default(),
+        status: info.map(|info| info.status.clone()),
+        totals: totals.by_status,
+        pinned: totals.pinned,
+        pinned_pass: totals.pinned_pass,
     }
-    if !results.expectation_errors.is_empty() {
-        report["expectationErrors"] = json!(results.expectation_errors);
-    }
-    report
 }

@@ -29,7 +29,8 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use super::model::{port_trouble_lines, trial_details, trial_summary, Model, Trial};
 use super::Redactor;
-use crate::judge::{ExpectationProblem, PortStatus, Results, Status};
+use crate::judge::status::Junit;
+use crate::judge::{ExpectationProblem, PortStatus, Results};
 
 /// The name of the `<testsuites>` element.
 pub const REPORT_NAME: &str = "skill-conform";
@@ -130,28 +131,18 @@ fn test_case(trial: &Trial<'_>, redactor: &Redactor) -> TestCase {
             .set_description(details.clone());
         status_element
     };
-    let (junit_status, system_out) = match status {
-        Status::Pass => (TestCaseStatus::success(), None),
-        Status::Fail | Status::UnexpectedPass => (non_success(NonSuccessKind::Failure), None),
-        Status::Broken => (non_success(NonSuccessKind::Error), None),
-        Status::Error
-        | Status::Timeout
-        | Status::Crash
-        | Status::ProtocolError
-        | Status::Nondeterministic
-            if trial.pinned =>
-        {
-            (non_success(NonSuccessKind::Error), None)
-        }
-        Status::Unavailable | Status::Vacuous => {
+    let (junit_status, system_out) = match status.junit(trial.pinned) {
+        Junit::Success => (TestCaseStatus::success(), None),
+        Junit::SuccessWithStory => (TestCaseStatus::success(), Some(details)),
+        Junit::Failure => (non_success(NonSuccessKind::Failure), None),
+        Junit::Error => (non_success(NonSuccessKind::Error), None),
+        Junit::Skipped => {
             let mut skipped = TestCaseStatus::skipped();
             skipped
                 .set_type(status.as_str())
                 .set_message(summary.clone());
             (skipped, None)
         }
-        // gap, expected-fail, and unpinned error kinds: passed, with the story on system-out.
-        _ => (TestCaseStatus::success(), Some(details)),
     };
     let mut testcase = TestCase::new(trial.case.as_str(), junit_status);
     testcase.set_classname(trial.port);

@@ -7,131 +7,130 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use serde_json::Value;
-
+use super::format::{self, PortEntry, Report};
+use super::model::NO_VERDICT;
+use crate::case::CaseId;
 use crate::error::Error;
 use crate::judge::status::Status;
+use crate::judge::PortStatus;
 
 /// One port's row of facts, taken from its report.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 struct PortFacts {
-    state: String,
-    version: String,
-    reason: String,
-    pinned: u64,
-    pinned_pass: u64,
+    /// `None`: the report had verdicts for the port but no port record.
+    status: Option<PortStatus>,
+    version: Option<String>,
+    pinned: usize,
+    pinned_pass: usize,
+}
+
+impl From<&PortEntry> for PortFacts {
+    fn from(entry: &PortEntry) -> PortFacts {
+        PortFacts {
+            status: entry.status.clone(),
+            version: entry.library_version.clone(),
+            pinned: entry.pinned,
+            pinned_pass: entry.pinned_pass,
+        }
+    }
+}
+
+/// Everything merged so far.
+#[derive(Default)]
+struct Merged {
+    ports: BTreeMap<String, PortFacts>,
+    /// Case id -> pinned.
+    cases: BTreeMap<CaseId, bool>,
+    cells: BTreeMap<(String, CaseId), Status>,
+    expectation_errors: BTreeSet<(String, String)>,
 }
 
 /// Reads every `report.json` and renders the merged matrix.
 pub fn merge_reports(paths: &[PathBuf]) -> Result<String, Error> {
-    let mut ports: BTreeMap<String, PortFacts> = BTreeMap::new();
-    let mut cases: BTreeMap<String, bool> = BTreeMap::new();
-    let mut cells: BTreeMap<(String, String), String> = BTreeMap::new();
-    let mut expectation_errors: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut merged = Merged::default();
     for path in paths {
-        let report = read(path)?;
-        for problem in report["expectationErrors"].as_array().into_iter().flatten() {
-            expectation_errors.insert((
-                problem["port"].as_str().unwrap_or("?").to_owned(),
-                problem["message"].as_str().unwrap_or_default().to_owned(),
-            ));
-        }
-        for (case, info) in report["cases"].as_object().into_iter().flatten() {
-            cases.insert(case.clone(), info["pinned"].as_bool().unwrap_or(false));
-        }
-        for (name, info) in report["ports"].as_object().into_iter().flatten() {
-            // The reference runs in every job: its trials are merged, and the facts of the
-            // report that ran the most pinned cases are kept.
-            let is_reference = name == crate::port::REFERENCE;
-            if let Some(known) = ports.get(name) {
-                if !is_reference {
-                    return Err(Error::Usage(format!(
-                    "port `{name}` appears in more than one report (second: `{}`) (hint: merge one report per port)",
-                    path.display()
-                )));
-                }
-                if known.pinned >= info["pinned"].as_u64().unwrap_or(0) {
-                    merge_trials(&report, name, &mut cells);
-                    continue;
-                }
-            }
-            let state = info["status"]["state"].as_str().unwrap_or("?").to_owned();
-            let reason = info["status"]["reason"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned();
-            ports.insert(
-                name.clone(),
-                PortFacts {
-                    state,
-                    version: info["libraryVersion"].as_str().unwrap_or("-").to_owned(),
-                    reason,
-                    pinned: info["pinned"].as_u64().unwrap_or(0),
-                    pinned_pass: info["pinnedPass"].as_u64().unwrap_or(0),
-                },
-            );
-            merge_trials(&report, name, &mut cells);
-        }
+        let report = format::read(path)?;
+        merged.add(&report).map_err(|port| {
+            Error::Usage(format!(
+                "port `{port}` appears in more than one report (second: `{}`) (hint: merge one report per port)",
+                path.display()
+            ))
+        })?;
     }
-    let mut out = render(&ports, &cases, &cells);
-    if !expectation_errors.is_empty() {
+    let mut out = render(&merged.ports, &merged.cases, &merged.cells);
+    if !merged.expectation_errors.is_empty() {
         let _ = writeln!(
             out,
             "\n## Expectation errors ({}), each failing its job\n",
-            expectation_errors.len()
+            merged.expectation_errors.len()
         );
-        for (port, message) in &expectation_errors {
+        for (port, message) in &merged.expectation_errors {
             out.push_str(&super::markdown::expectation_item(port, message));
         }
     }
     Ok(out)
 }
 
-/// Adds a port's trial statuses; a case already known keeps its first status.
-fn merge_trials(report: &Value, port: &str, cells: &mut BTreeMap<(String, String), String>) {
-    for (case, trial) in report["trials"][port].as_object().into_iter().flatten() {
-        let status = trial["status"].as_str().unwrap_or("?").to_owned();
-        cells
-            .entry((port.to_owned(), case.clone()))
-            .or_insert(status);
+impl Merged {
+    /// Adds one report; `Err(port)` when a port other than the reference is already known.
+    fn add(&mut self, report: &Report) -> Result<(), String> {
+        for problem in &report.expectation_errors {
+            self.expectation_errors
+                .insert((problem.port.clone(), problem.message.clone()));
+        }
+        for (case, info) in &report.cases {
+            self.cases.insert(case.clone(), info.pinned);
+        }
+        for (name, entry) in &report.ports {
+            // The reference runs in every job: its trials are merged, and the facts of the
+            // report that ran the most pinned cases are kept.
+            if let Some(known) = self.ports.get(name) {
+                if name != crate::port::REFERENCE {
+                    return Err(name.clone());
+                }
+                if known.pinned >= entry.pinned {
+                    self.add_trials(report, name);
+                    continue;
+                }
+            }
+            self.ports.insert(name.clone(), PortFacts::from(entry));
+            self.add_trials(report, name);
+        }
+        Ok(())
+    }
+
+    /// Adds a port's trial statuses; a case already known keeps its first status.
+    fn add_trials(&mut self, report: &Report, port: &str) {
+        for (case, trial) in report.trials.get(port).into_iter().flatten() {
+            self.cells
+                .entry((port.to_owned(), case.clone()))
+                .or_insert(trial.status);
+        }
     }
 }
 
-fn read(path: &Path) -> Result<Value, Error> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Error::Usage(format!(
-            "error reading `{}`: {e} (hint: pass the report.json of each job)",
-            path.display()
-        ))
-    })?;
-    let value: Value = serde_json::from_str(&text).map_err(|e| {
-        Error::Usage(format!(
-            "`{}` is not JSON: {e} (hint: pass report.json files)",
-            path.display()
-        ))
-    })?;
-    if value["format"] != 1 {
-        return Err(Error::Usage(format!(
-            "`{}` is not a skill-conform report of format 1 (hint: merge reports of the same skill-conform version)",
-            path.display()
-        )));
+/// A port's state cell: `available`, `unavailable: REASON`, `broken`, or `-` for a port without
+/// a record.
+fn state_cell(status: Option<&PortStatus>) -> String {
+    match status {
+        None => NO_VERDICT.to_owned(),
+        Some(PortStatus::Unavailable { reason }) => {
+            format!(
+                "{}: {}",
+                status.map_or("", PortStatus::word),
+                reason.replace('|', "\\|")
+            )
+        }
+        Some(other) => other.word().to_owned(),
     }
-    Ok(value)
-}
-
-fn short(status: &str) -> &str {
-    Status::ALL
-        .iter()
-        .find(|s| s.as_str() == status)
-        .map_or(status, |s| super::model::cell(*s))
 }
 
 fn render(
     ports: &BTreeMap<String, PortFacts>,
-    cases: &BTreeMap<String, bool>,
-    cells: &BTreeMap<(String, String), String>,
+    cases: &BTreeMap<CaseId, bool>,
+    cells: &BTreeMap<(String, CaseId), Status>,
 ) -> String {
     // The reference first, then the ports in name order.
     let mut order: Vec<&String> = ports
@@ -142,25 +141,22 @@ fn render(
     let mut out = String::from("# skill-conform: cross-port matrix\n\n| port | version | state | pinned pass |\n|---|---|---|---|\n");
     for port in &order {
         let f = &ports[*port];
-        let state = if f.reason.is_empty() {
-            f.state.clone()
-        } else {
-            format!("{}: {}", f.state, f.reason.replace('|', "\\|"))
-        };
         let _ = writeln!(
             out,
-            "| {port} | {} | {state} | {}/{} |",
-            f.version, f.pinned_pass, f.pinned
+            "| {port} | {} | {} | {}/{} |",
+            f.version.as_deref().unwrap_or(NO_VERDICT),
+            state_cell(f.status.as_ref()),
+            f.pinned_pass,
+            f.pinned
         );
     }
-    let interesting: BTreeSet<&String> = cases
+    let cell = |port: &String, case: &CaseId| cells.get(&(port.clone(), case.clone())).copied();
+    let interesting: Vec<&CaseId> = cases
         .keys()
         .filter(|case| {
-            order.iter().any(|port| {
-                cells
-                    .get(&((*port).clone(), (*case).clone()))
-                    .is_some_and(|s| s != "pass")
-            })
+            order
+                .iter()
+                .any(|port| cell(port, case).is_some_and(|s| s != Status::Pass))
         })
         .collect();
     let _ = writeln!(
@@ -169,25 +165,14 @@ fn render(
         interesting.len(),
         cases.len()
     );
-    let _ = writeln!(
-        out,
-        "| case | {} |",
-        order
-            .iter()
-            .map(|p| p.as_str())
-            .collect::<Vec<_>>()
-            .join(" | ")
-    );
+    let names: Vec<&str> = order.iter().map(|p| p.as_str()).collect();
+    let _ = writeln!(out, "| case | {} |", names.join(" | "));
     let _ = writeln!(out, "|---|{}", "---|".repeat(order.len()));
     for case in interesting {
         let mark = if cases[case] { " \\*" } else { "" };
         let row: Vec<&str> = order
             .iter()
-            .map(|port| {
-                cells
-                    .get(&((*port).clone(), case.clone()))
-                    .map_or("-", |s| short(s))
-            })
+            .map(|port| cell(port, case).map_or(NO_VERDICT, super::model::cell))
             .collect();
         let _ = writeln!(out, "| `{case}`{mark} | {} |", row.join(" | "));
     }
@@ -197,24 +182,32 @@ fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
+    use std::path::Path;
 
     fn report(port: &str, statuses: &[(&str, &str, bool)]) -> Value {
         let mut trials = serde_json::Map::new();
         let mut cases = serde_json::Map::new();
         for (case, status, pinned) in statuses {
-            trials.insert(case.to_string(), json!({"status": status}));
-            cases.insert(case.to_string(), json!({"pinned": pinned}));
+            trials.insert(
+                case.to_string(),
+                json!({"trial": format!("{port}::{case}"), "pinned": pinned, "status": status, "evidence": {"repro": "r"}}),
+            );
+            cases.insert(case.to_string(), json!({"pinned": pinned, "rules": []}));
         }
         let pinned = statuses.iter().filter(|s| s.2).count();
+        let entry = |name: &str, pass: usize| json!({"name": name, "kind": "real", "status": {"state": "available"}, "totals": {}, "pinned": pinned, "pinnedPass": pass});
+        let mut reference = entry("reference", pinned);
+        reference["kind"] = json!("reference");
+        let mut tested = entry(port, 0);
+        tested["libraryVersion"] = json!("1.0");
         json!({
             "format": 1,
             "cases": cases,
-            "ports": {
-                "reference": {"status": {"state": "available"}, "pinned": pinned, "pinnedPass": pinned},
-                port: {"status": {"state": "available"}, "libraryVersion": "1.0", "pinned": pinned, "pinnedPass": 0}
-            },
-            "trials": {"reference": {}, port: trials}
+            "ports": {"reference": reference, port: tested},
+            "trials": {"reference": {}, port: trials},
+            "clusters": {},
+            "notes": []
         })
     }
 

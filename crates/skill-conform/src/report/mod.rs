@@ -17,12 +17,15 @@
 //! `[DURATION]`, paths under the sandbox's temporary directory `[SANDBOX]`, paths under the
 //! repository `[REPO]`, and (optionally) port versions and runtimes `[VERSION]`.
 
+pub mod corpus;
+pub mod format;
 pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod merge;
 pub mod model;
 pub mod terminal;
+pub mod vocabulary;
 
 use std::io;
 use std::path::Path;

@@ -16,29 +16,17 @@ use crate::case::CaseId;
 use crate::compare::text::{visible_inline, visible_line};
 use crate::compare::{inline_value, render_mismatches};
 use crate::judge::cluster::{self, Cluster, Note};
-use crate::judge::{FaultDetails, PortInfo, PortStatus, Results, Status, Verdict, REFERENCE_PORT};
+use crate::judge::{
+    ExpectedMatch, FaultDetails, PortInfo, PortStatus, Results, Status, Verdict, REFERENCE_PORT,
+};
 use crate::session::{FaultKind, Phase};
 
 /// How many lines of an adapter's stderr a report shows (report.json keeps all it was given).
 pub const STDERR_LINES: usize = 20;
 
-/// The short matrix cell for a status.
+/// The short matrix cell for a status ([`Status::words`]).
 pub fn cell(status: Status) -> &'static str {
-    match status {
-        Status::Pass => "ok",
-        Status::Fail => "FAIL",
-        Status::ExpectedFail => "xfail",
-        Status::UnexpectedPass => "XPASS",
-        Status::Gap => "gap",
-        Status::Error => "ERR",
-        Status::Timeout => "T/O",
-        Status::Crash => "CRASH",
-        Status::ProtocolError => "PROTO",
-        Status::Broken => "BROKEN",
-        Status::Unavailable => "n/a",
-        Status::Vacuous => "vac",
-        Status::Nondeterministic => "NONDET",
-    }
+    status.words().cell
 }
 
 /// The cell of a (port, case) pair that has no verdict (not run, e.g. filtered out).
@@ -190,14 +178,13 @@ impl<'r> Model<'r> {
     }
 }
 
-/// `3 pass, 1 fail, 2 gap`: nonzero counts in [`Status::ALL`] order.
+/// `3 pass, 1 fail, 2 gap`: nonzero counts in [`Status::all`] order.
 pub fn count_list(totals: &Totals) -> String {
-    let parts: Vec<String> = Status::ALL
-        .iter()
+    let parts: Vec<String> = Status::all()
         .filter_map(|status| {
             totals
                 .by_status
-                .get(status)
+                .get(&status)
                 .filter(|count| **count > 0)
                 .map(|count| format!("{count} {status}"))
         })
@@ -320,28 +307,7 @@ pub fn trial_details(trial: &Trial<'_>, redactor: &Redactor) -> String {
         let _ = writeln!(out, "duration: {}", redactor.duration_ms(ms));
     }
     if let Some(matched) = &evidence.expected {
-        let _ = writeln!(
-            out,
-            "expected divergence: entry {} of `{}` (cases `{}`): {}",
-            matched.entry,
-            redactor.text(&matched.file),
-            matched.cases,
-            matched.reason
-        );
-        if let Some(link) = &matched.link {
-            let _ = writeln!(out, "  link: {link}");
-        }
-        if trial.status() == Status::UnexpectedPass {
-            let _ = writeln!(out, "  the case now passes: delete or narrow the entry");
-        }
-        if matched.fingerprint_changed {
-            let _ = writeln!(
-                out,
-                "  fingerprint changed: the entry declares {}, the output is {}",
-                matched.fingerprint.as_deref().unwrap_or("-"),
-                evidence.fingerprint.as_deref().unwrap_or("-")
-            );
-        }
+        expected_lines(&mut out, trial, matched, redactor);
     }
     if let Some(error) = &evidence.adapter_error {
         let _ = writeln!(
@@ -368,26 +334,63 @@ pub fn trial_details(trial: &Trial<'_>, redactor: &Redactor) -> String {
         out.push_str(&redactor.text(&render_mismatches(&evidence.mismatches)));
     }
     if let Some(tail) = &evidence.stderr_tail {
-        let (lines, skipped) = stderr_lines(tail, redactor);
-        if !lines.is_empty() {
-            out.push('\n');
-            if skipped > 0 {
-                let _ = writeln!(
-                    out,
-                    "stderr (last {} lines, {skipped} before them not shown):",
-                    lines.len()
-                );
-            } else {
-                let _ = writeln!(out, "stderr:");
-            }
-            for line in lines {
-                let _ = writeln!(out, "  | {line}");
-            }
-        }
+        stderr_block(&mut out, tail, redactor);
     }
     out.push('\n');
     let _ = writeln!(out, "reproduce: {}", evidence.repro);
     out
+}
+
+/// The matched `expected.toml` entry of a trial, for [`trial_details`].
+fn expected_lines(
+    out: &mut String,
+    trial: &Trial<'_>,
+    matched: &ExpectedMatch,
+    redactor: &Redactor,
+) {
+    let _ = writeln!(
+        out,
+        "expected divergence: entry {} of `{}` (cases `{}`): {}",
+        matched.entry,
+        redactor.text(&matched.file),
+        matched.cases,
+        matched.reason
+    );
+    if let Some(link) = &matched.link {
+        let _ = writeln!(out, "  link: {link}");
+    }
+    if trial.status() == Status::UnexpectedPass {
+        let _ = writeln!(out, "  the case now passes: delete or narrow the entry");
+    }
+    if matched.fingerprint_changed {
+        let _ = writeln!(
+            out,
+            "  fingerprint changed: the entry declares {}, the output is {}",
+            matched.fingerprint.as_deref().unwrap_or("-"),
+            trial.verdict.evidence.fingerprint.as_deref().unwrap_or("-")
+        );
+    }
+}
+
+/// The stderr tail of a trial (its last [`STDERR_LINES`] lines), for [`trial_details`].
+fn stderr_block(out: &mut String, tail: &str, redactor: &Redactor) {
+    let (lines, skipped) = stderr_lines(tail, redactor);
+    if lines.is_empty() {
+        return;
+    }
+    out.push('\n');
+    if skipped > 0 {
+        let _ = writeln!(
+            out,
+            "stderr (last {} lines, {skipped} before them not shown):",
+            lines.len()
+        );
+    } else {
+        let _ = writeln!(out, "stderr:");
+    }
+    for line in lines {
+        let _ = writeln!(out, "  | {line}");
+    }
 }
 
 /// The first line of [`trial_details`]' story, for one-line listings: `fail: 2 mismatches (…)`,

@@ -13,6 +13,7 @@ use super::model::{
     count_list, note_text, port_trouble_lines, port_versions, trial_details, Model, Trial,
 };
 use super::Redactor;
+use crate::judge::status::Colour;
 use crate::judge::{PortStatus, Results, Status};
 
 /// Rendering switches.
@@ -186,11 +187,11 @@ fn paint(text: &str, status: Option<Status>, options: Options) -> String {
     if !options.color {
         return text.to_owned();
     }
-    let code = match status {
-        Some(Status::Pass) => "32",
-        Some(Status::Gap | Status::ExpectedFail) => "33",
-        Some(Status::Unavailable | Status::Vacuous) | None => "2",
-        Some(_) => "31;1",
+    let code = match status.map(|status| status.words().colour) {
+        Some(Colour::Green) => "32",
+        Some(Colour::Yellow) => "33",
+        Some(Colour::Dim) | None => "2",
+        Some(Colour::Red) => "31;1",
     };
     format!("\u{1b}[{code}m{text}\u{1b}[0m")
 }
@@ -204,11 +205,9 @@ fn totals(model: &Model<'_>, redactor: &Redactor) -> String {
             continue;
         };
         let info = model.results.ports.get(*port);
-        let state = info.and_then(|info| match info.status {
-            PortStatus::Available => None,
-            PortStatus::Unavailable { .. } => Some("unavailable"),
-            PortStatus::Broken { .. } => Some("broken"),
-        });
+        let state = info
+            .filter(|info| info.status != PortStatus::Available)
+            .map(|info| info.status.word());
         if let Some(state) = state {
             let _ = writeln!(out, "  {port:<width$}  {state} (see below)");
             continue;

@@ -6,13 +6,22 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::protocol::ReplyProblem;
 
-/// One thing an adapter process did wrong (or that went wrong starting it).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// One thing an adapter process did wrong (or that went wrong starting it). The one fault
+/// taxonomy: [`FaultKind`] is its fieldless twin (generated), and the report's
+/// `FaultDetails` carries its data.
+#[derive(Clone, Debug, PartialEq, Serialize, strum::EnumDiscriminants)]
+#[strum_discriminants(
+    name(FaultKind),
+    derive(PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema),
+    serde(rename_all = "kebab-case"),
+    doc = "A fieldless name for each [`Fault`] variant (generated from it), for the judge's status mapping and the report."
+)]
 #[serde(tag = "fault", rename_all = "kebab-case")]
 pub enum Fault {
     /// The adapter could not be started at all (missing program, bad cwd, …).
@@ -87,37 +96,10 @@ pub enum HandshakeProblem {
     WrongProtocol { expected: u32, got: u32 },
 }
 
-/// A fieldless name for each [`Fault`] variant, for the judge's status mapping.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FaultKind {
-    SpawnFailed,
-    BadHandshake,
-    Timeout,
-    Exited,
-    NotJson,
-    WrongCase,
-    BadReply,
-    Oversize,
-    Unsolicited,
-    WriteFailed,
-}
-
 impl Fault {
     /// Which variant this is.
     pub fn kind(&self) -> FaultKind {
-        match self {
-            Fault::SpawnFailed { .. } => FaultKind::SpawnFailed,
-            Fault::BadHandshake { .. } => FaultKind::BadHandshake,
-            Fault::Timeout { .. } => FaultKind::Timeout,
-            Fault::Exited { .. } => FaultKind::Exited,
-            Fault::NotJson { .. } => FaultKind::NotJson,
-            Fault::WrongCase { .. } => FaultKind::WrongCase,
-            Fault::BadReply { .. } => FaultKind::BadReply,
-            Fault::Oversize { .. } => FaultKind::Oversize,
-            Fault::Unsolicited { .. } => FaultKind::Unsolicited,
-            Fault::WriteFailed { .. } => FaultKind::WriteFailed,
-        }
+        FaultKind::from(self)
     }
 }
 
@@ -125,7 +107,7 @@ impl Fault {
 ///
 /// A fault in the [`Phase::Handshake`] (the first start or a restart) means the port cannot be
 /// talked to at all, whatever the fault's kind: the judge should call that `broken`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Phase {
     /// Spawning the process and the hello exchange.

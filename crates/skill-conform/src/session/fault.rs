@@ -145,11 +145,11 @@ impl CaseMatcher {
         let mut patterns = Vec::new();
         for pattern in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             if pattern.contains(['*', '?', '[', '{']) {
-                let glob = globset::Glob::new(pattern).map_err(|source| BadFaultCases {
+                let matcher = crate::case::case_glob(pattern).map_err(|source| BadFaultCases {
                     pattern: pattern.to_owned(),
                     source,
                 })?;
-                patterns.push(CasePattern::Glob(glob.compile_matcher()));
+                patterns.push(CasePattern::Glob(matcher));
             } else {
                 patterns.push(CasePattern::Substring(pattern.to_owned()));
             }

@@ -74,6 +74,10 @@ pub struct HelloReply {
     pub version: String,
     /// The runtime, e.g. `CPython 3.11.7`.
     pub runtime: String,
+    /// Further libraries the port loads SKILL.md with, name → version (e.g. its YAML parser);
+    /// optional, kept for the report.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub libraries: BTreeMap<String, String>,
     /// Any further fields the adapter reports.
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
@@ -93,6 +97,7 @@ impl HelloReply {
             library: library.into(),
             version: version.into(),
             runtime: runtime.into(),
+            libraries: BTreeMap::new(),
             extra: BTreeMap::new(),
         }
     }

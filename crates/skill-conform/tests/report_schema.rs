@@ -1,0 +1,85 @@
+//! The committed JSON Schemas of `report.json` and `corpus.json` are the ones the report types
+//! generate, and a report of the previous format still validates and merges.
+//!
+//! `UPDATE_SCHEMAS=1 cargo test -p skill-conform --test report_schema` rewrites the committed
+//! files.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use skill_ref::canonical::to_canonical_string;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/report-format-1.json")
+}
+
+fn check_committed(file: &str, generated: &Value) {
+    let path = repo().join("schemas").join(file);
+    let generated = to_canonical_string(generated);
+    if std::env::var_os("UPDATE_SCHEMAS").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "schemas/{file} is stale (hint: UPDATE_SCHEMAS=1 cargo test -p skill-conform --test report_schema)"
+    );
+}
+
+#[test]
+fn committed_schemas_match_the_report_types() {
+    check_committed(
+        "report.schema.json",
+        &skill_conform::report::format::schema(),
+    );
+    check_committed("corpus.schema.json", &skill_conform::corpus::schema());
+}
+
+#[test]
+fn a_report_of_the_previous_format_validates_and_merges() {
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(fixture()).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&skill_conform::report::format::schema()).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let merged = skill_conform::report::merge::merge_reports(&[fixture()]).unwrap();
+    assert!(
+        merged.contains("| java | - | unavailable: `mvn` not found on PATH"),
+        "{merged}"
+    );
+    assert!(merged.contains("| elixir | - | broken | 0/0 |"), "{merged}");
+    assert!(
+        merged.contains("## Expectation errors (1), each failing its job"),
+        "{merged}"
+    );
+}
+
+#[test]
+fn a_report_that_breaks_the_model_is_a_usage_error_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("report.json");
+    let mut report: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture()).unwrap()).unwrap();
+    report["trials"]["python"]["hazards/bom"]["status"] = Value::from("great");
+    std::fs::write(&path, report.to_string()).unwrap();
+    let err = skill_conform::report::merge::merge_reports(std::slice::from_ref(&path))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains(&path.display().to_string()), "{err}");
+    assert!(err.contains("is not a valid report.json"), "{err}");
+    report["format"] = Value::from(9);
+    std::fs::write(&path, report.to_string()).unwrap();
+    let err = skill_conform::report::merge::merge_reports(&[path])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("is not a skill-conform report of format 1"),
+        "{err}"
+    );
+}
