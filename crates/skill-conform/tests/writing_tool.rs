@@ -380,8 +380,8 @@ fn the_table_lists_where_the_reference_and_the_tool_part_ways() {
     let parted = column.parted(&cases, &expected).join("\n");
     assert_eq!(
         parted,
-        "frontmatter/no-frontmatter `{root0}/no-frontmatter/SKILL.md` (§3, §4, A10, A16): reference skips (missing-name), the tool accepts\n\
-         frontmatter/broken-tab `{root0}/broken-tab/SKILL.md` (§3, §4, A10, A16): reference accepts, the tool errors: bad"
+        "frontmatter/no-frontmatter `{root0}/no-frontmatter/SKILL.md` (TN-READ-1): reference skips (missing-name), the tool accepts\n\
+         frontmatter/broken-tab `{root0}/broken-tab/SKILL.md` (TN-YAML-7, TN-RESC-1, TN-RESC-2): reference accepts, the tool errors: bad"
     );
     let table = goldens::table(&cases, &expected, &column);
     assert!(table.contains("| ok `colon-space` | `Summarises meeting notes. Use when: the user pastes a call transcript.` | accepts |"), "{table}");
@@ -441,7 +441,7 @@ fn the_run_summary_lists_where_the_reference_and_the_tool_part_ways() {
         "{summary}"
     );
     assert!(summary.contains(
-        "- frontmatter/broken-tab `{root0}/broken-tab/SKILL.md` (§3, §4, A10, A16): reference accepts, the tool errors: YAML"
+        "- frontmatter/broken-tab `{root0}/broken-tab/SKILL.md` (TN-YAML-7, TN-RESC-1, TN-RESC-2): reference accepts, the tool errors: YAML"
     ), "{summary}");
 }
 
