@@ -24,6 +24,7 @@
 //! println!("{}", source.prompt());
 //! ```
 
+pub mod agentskills;
 pub mod canonical;
 pub mod files_sample;
 pub mod frontmatter;
