@@ -176,13 +176,8 @@ fn name_rules(config: &AsConfig, name: &str, dir_name: &str) -> Vec<Rule> {
     if name.is_empty() && !config.is(AsMutant::EmptyNameAllowed) {
         out.push(Rule::NameEmpty);
     }
-    let length = if config.is(AsMutant::NameLengthInBytes) {
-        name.len()
-    } else {
-        name.chars().count()
-    };
     let limit = NAME_MAX + usize::from(config.is(AsMutant::NameLimit65));
-    if length > limit {
+    if name.chars().count() > limit {
         out.push(Rule::NameTooLong);
     }
     let allowed = |c: char| {
@@ -214,7 +209,12 @@ fn description_rules(config: &AsConfig, description: &str) -> Vec<Rule> {
         out.push(Rule::DescriptionEmpty);
     }
     let limit = DESCRIPTION_MAX + usize::from(config.is(AsMutant::DescriptionLimit1025));
-    if description.chars().count() > limit {
+    let length = if config.is(AsMutant::DescriptionLengthInBytes) {
+        description.len()
+    } else {
+        description.chars().count()
+    };
+    if length > limit {
         out.push(Rule::DescriptionTooLong);
     }
     out

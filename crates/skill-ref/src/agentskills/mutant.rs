@@ -42,8 +42,6 @@ as_mutants! {
         "ASCII uppercase letters are accepted in `name`";
     NameLimit65 = "name-limit-65", "AS-NAME-TOO-LONG",
         "`name` may have 65 characters";
-    NameLengthInBytes = "name-length-in-bytes", "AS-NAME-TOO-LONG",
-        "`name`'s length is counted in UTF-8 bytes";
     NameHyphenEdgeAllowed = "name-hyphen-edge-allowed", "AS-NAME-HYPHEN-EDGE",
         "a leading or trailing hyphen is accepted";
     NameDoubleHyphenAllowed = "name-double-hyphen-allowed", "AS-NAME-HYPHEN-DOUBLE",
@@ -54,6 +52,8 @@ as_mutants! {
         "an empty `name` is accepted";
     DescriptionLimit1025 = "description-limit-1025", "AS-DESCRIPTION-TOO-LONG",
         "`description` may have 1025 characters";
+    DescriptionLengthInBytes = "description-length-in-bytes", "AS-DESCRIPTION-TOO-LONG",
+        "`description`'s length is counted in UTF-8 bytes, not characters";
     DescriptionOptional = "description-optional", "AS-DESCRIPTION-MISSING",
         "a missing `description` is accepted";
     EmptyDescriptionAllowed = "empty-description-allowed", "AS-DESCRIPTION-EMPTY",
