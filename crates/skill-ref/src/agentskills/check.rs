@@ -196,7 +196,8 @@ fn name_rules(config: &AsConfig, name: &str, dir_name: &str) -> Vec<Rule> {
     if name.contains("--") && !config.is(AsMutant::NameDoubleHyphenAllowed) {
         out.push(Rule::NameHyphenDouble);
     }
-    if name != dir_name && !config.is(AsMutant::NameDirIgnored) {
+    // An empty name is its own fault; comparing it with the directory would only repeat it.
+    if !name.is_empty() && name != dir_name && !config.is(AsMutant::NameDirIgnored) {
         out.push(Rule::NameDirMismatch);
     }
     out
