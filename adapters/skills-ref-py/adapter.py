@@ -29,6 +29,7 @@ from pathlib import Path
 # (pattern matched with re.match against one message, rule code)
 MESSAGES = [
     (r"Missing required file: SKILL\.md", "AS-FILE-MISSING"),
+    (r"Failed to read .*: stream did not contain valid UTF-8", "AS-FILE-ENCODING"),
     (r"SKILL\.md must start with YAML frontmatter", "AS-FENCE-MISSING"),
     (r"SKILL\.md frontmatter not properly closed", "AS-FENCE-UNCLOSED"),
     (r"Invalid YAML in frontmatter: .*must be a YAML mapping", "AS-YAML-NOT-MAPPING"),
