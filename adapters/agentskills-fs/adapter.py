@@ -49,8 +49,8 @@ MESSAGES = [
     (r"field 'metadata' must be", "AS-METADATA-TYPE"),
     (r"field 'allowed-tools' must be", "AS-ALLOWED-TOOLS-TYPE"),
     (r"field '(when_to_use|when_not_to_use)'", "AS-EXTRA:selection-fields"),
-    (r"(when_to_use|when_not_to_use)", "AS-EXTRA:selection-fields"),
-    (r"version", "AS-EXTRA:version"),
+    (r".*(when_to_use|when_not_to_use)", "AS-EXTRA:selection-fields"),
+    (r"version (must be|'.*' is not valid semver)", "AS-EXTRA:version"),
 ]
 
 PREFIX = re.compile(r"Skill '.*?': ", re.S)

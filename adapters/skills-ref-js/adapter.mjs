@@ -82,7 +82,7 @@ async function main(prefix) {
     hello: async () => ({
       protocol: 1, port: "skills-ref-js", library: "skills-ref", version: version(pkg),
       runtime: `Node ${process.versions.node}`, libraries: yamlVersion ? { "js-yaml": yamlVersion } : undefined,
-      profiles: { agentskills: ["validate", "properties", "prompt"] },
+      profiles: { agentskills: ["validate", "unknown-fields", "properties", "prompt"] },
     }),
     run: async (request) => {
       const root = request.roots[0];

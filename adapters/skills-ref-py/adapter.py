@@ -53,7 +53,7 @@ MESSAGES = [
 
 UNKNOWN_FIELDS = re.compile(r"Unexpected fields in frontmatter: (.*?)\. Only ", re.S)
 
-CAPABILITIES = ["validate", "properties", "prompt"]
+CAPABILITIES = ["validate", "unknown-fields", "properties", "prompt"]
 
 
 class Unmapped(Exception):
