@@ -7,7 +7,7 @@
 #   MODULE       the module the adapter imports (checked after the install)
 #   MIN_PYTHON   the lowest Python the distributions accept, as `3.11`
 #
-# Interpreter: $PYTHON, else the first of python3, python3.13, python3.12 (and pyenv's installed
+# Interpreter: $PYTHON (only it, when set), else the first of python3, python3.13, python3.12 (and pyenv's installed
 # versions) that is >= MIN_PYTHON; none → `die` with the versions found. Local checkouts are not
 # supported (these are third-party libraries, not toolnexus). Prints the venv's python.
 
@@ -26,8 +26,12 @@ if ready; then printf '%s\n' "$vpy"; exit 0; fi
 
 base=""
 tried=""
-candidates=("${PYTHON:-}" python3 python3.13 python3.12)
-for dir in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/*/bin; do candidates+=("$dir/python3"); done
+if [ -n "${PYTHON:-}" ]; then
+  candidates=("$PYTHON")
+else
+  candidates=(python3 python3.13 python3.12)
+  for dir in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/*/bin; do candidates+=("$dir/python3"); done
+fi
 for cand in "${candidates[@]}"; do
   [ -n "$cand" ] && command -v "$cand" >/dev/null 2>&1 || continue
   ver="$("$cand" -c 'import platform; print(platform.python_version())' 2>/dev/null)" || continue
