@@ -12,7 +12,8 @@
 //                 js-yaml wraps its own "must be a YAML mapping" error in "Invalid YAML in
 //                 frontmatter: ParseError: ...", so that row comes before the generic one.
 //   unknownFields parsed from "Unexpected fields in frontmatter: a, b. Only ...".
-//   properties    readProperties' fields as held (allowedTools is sent as `allowed-tools`).
+//   properties    readProperties' fields as held (allowedTools is sent as `allowed-tools`); an
+//                 empty metadata object (the library's default when absent) is sent as null.
 //   verdict       `valid` exactly when validate() returned no message.
 //   promptError   sent instead of `prompt` when toPrompt() threw; the reports still stand.
 

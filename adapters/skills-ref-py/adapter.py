@@ -14,7 +14,8 @@ Conversions (everything the adapter changes between the library and the wire):
                     case gets an error reply starting `adapter: unmapped message:`.
   unknownFields     parsed from the "Unexpected fields in frontmatter: a, b." message.
   properties        read_properties' fields as the library holds them (`allowed_tools` is sent
-                    as `allowed-tools`); values are not re-typed.
+                    as `allowed-tools`); values are not re-typed. An empty `metadata` ({}, the
+                    library's default for an absent field) is sent as null, the profile's absent.
   verdict           `valid` exactly when `validate` returned no message.
   promptError       sent instead of `prompt` when `to_prompt` raised (it raises for a skill whose
                     properties it refuses); the skill reports of the case still stand.
