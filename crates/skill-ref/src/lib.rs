@@ -22,12 +22,16 @@
 //! ([`Source::warnings`]) as data. [`mutant`] holds deliberately wrong variants used to prove
 //! that the fixtures catch each rule being broken.
 //!
+//! [`agentskills`] is a second, separate contract: the Agent Skills specification's verdict, rule
+//! codes and `<available_skills>` prompt (`AGENTSKILLS.md`), with its own mutant list.
+//!
 //! ```no_run
 //! use skill_ref::{Options, Source};
 //! let source = Source::load(&["skills".into()], &Options::default()).unwrap();
 //! println!("{}", source.prompt());
 //! ```
 
+pub mod agentskills;
 pub mod canonical;
 pub mod files_sample;
 pub mod frontmatter;

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Set up the skills-ref-js adapter (profile agentskills): npm `skills-ref` VERSION, locked by
+# package-lock.json, in .cache/npm-VERSION.
+#
+#   setup.sh VERSION     (conventions: ../lib/setup-common.sh; body: ../lib/setup-agentskills-npm.sh)
+set -euo pipefail
+PORT=skills-ref-js
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/setup-common.sh"
+setup_args "$@"
+PACKAGE="skills-ref"
+. "$here/../lib/setup-agentskills-npm.sh"
