@@ -18,6 +18,7 @@
 //! repository `[REPO]`, and (optionally) port versions and runtimes `[VERSION]`.
 
 pub mod format;
+pub mod interop;
 pub mod json;
 pub mod junit;
 pub mod markdown;
@@ -156,8 +157,8 @@ impl Redactor {
 pub const REPORT_FILES: [&str; 4] = ["report.json", "junit.xml", "summary.md", "matrix.txt"];
 
 /// Writes `report.json`, `junit.xml`, `summary.md` and `matrix.txt` into `dir` (created if
-/// missing), each rendered from `results` through `redactor`. The terminal matrix is written
-/// without colour.
+/// missing), each rendered from `results` through `redactor`, and a badge per real port under
+/// `badges/` ([`interop::write_badges`]). The terminal matrix is written without colour.
 pub fn write_reports(results: &Results, dir: &Path, redactor: &Redactor) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let model = Model::new(results);
@@ -171,7 +172,7 @@ pub fn write_reports(results: &Results, dir: &Path, redactor: &Redactor) -> io::
     for (name, text) in REPORT_FILES.iter().zip(files) {
         std::fs::write(dir.join(name), text)?;
     }
-    Ok(())
+    interop::write_badges(&model, dir)
 }
 
 #[cfg(test)]
