@@ -15,5 +15,6 @@ pub mod port;
 pub mod reference;
 pub mod report;
 pub mod run;
+pub mod rundiff;
 pub mod sandbox;
 pub mod session;

@@ -309,7 +309,11 @@ fn judge_all(plan: &Plan, observed: &Observations) -> Results {
     let mut results = Results::new();
     results.expectation_errors = plan.expectation_errors.clone();
     for case in &observed.cases {
-        results.add_case(case.spec.id.clone(), CaseInfo::from(&case.spec));
+        let info = CaseInfo {
+            golden_sha256: Some(crate::rundiff::golden_sha256(&case.golden)),
+            ..CaseInfo::from(&case.spec)
+        };
+        results.add_case(case.spec.id.clone(), info);
     }
     let mut raw_differences = BTreeMap::new();
     for (observation, chosen) in &observed.ports {

@@ -135,6 +135,7 @@ fn case_info(pinned: bool) -> CaseInfo {
     CaseInfo {
         pinned,
         rules: vec!["§4".into()],
+        golden_sha256: None,
     }
 }
 

@@ -164,6 +164,7 @@ mod tests {
             CaseInfo {
                 pinned: false,
                 rules: vec!["§4".into()],
+                golden_sha256: None,
             },
         );
         for (port, status, actual) in outputs {
