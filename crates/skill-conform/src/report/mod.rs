@@ -8,6 +8,7 @@
 //! | `report.json` | [`json::render`]              | tools: everything, canonical JSON        |
 //! | `junit.xml`   | [`junit::render`]             | CI test tabs: one suite per port         |
 //! | `summary.md`  | [`markdown::render`]          | a CI job summary                         |
+//! | `report.html` | [`html::render`]              | people: the matrix in a browser          |
 //!
 //! All four are built from one [`model::Model`] (sorted ports and cases, totals, failures,
 //! clusters, notes), so they agree with each other, and — because [`Results`] is a set of
@@ -18,6 +19,7 @@
 //! repository `[REPO]`, and (optionally) port versions and runtimes `[VERSION]`.
 
 pub mod format;
+pub mod html;
 pub mod interop;
 pub mod json;
 pub mod junit;
@@ -158,7 +160,7 @@ pub const REPORT_FILES: [&str; 4] = ["report.json", "junit.xml", "summary.md", "
 
 /// Writes `report.json`, `junit.xml`, `summary.md` and `matrix.txt` into `dir` (created if
 /// missing), each rendered from `results` through `redactor`, and a badge per real port under
-/// `badges/` ([`interop::write_badges`]). The terminal matrix is written without colour.
+/// `badges/` ([`interop::write_badges`]), and `report.html` ([`html`]). The terminal matrix is written without colour.
 pub fn write_reports(results: &Results, dir: &Path, redactor: &Redactor) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let model = Model::new(results);
@@ -172,6 +174,10 @@ pub fn write_reports(results: &Results, dir: &Path, redactor: &Redactor) -> io::
     for (name, text) in REPORT_FILES.iter().zip(files) {
         std::fs::write(dir.join(name), text)?;
     }
+    std::fs::write(
+        dir.join("report.html"),
+        html::render_model(&model, redactor),
+    )?;
     interop::write_badges(&model, dir)
 }
 
