@@ -332,6 +332,10 @@ fn cmd_goldens(args: GoldensArgs) -> Result<ExitCode, Error> {
     }
     let report = crate::goldens::check(&layout)?;
     print!("{}", report.render(repo));
+    if let Some(problem) = crate::goldens_review::changelog_problem(&layout) {
+        println!("{problem}");
+        return Ok(ExitCode::Divergence);
+    }
     if report.is_fresh() {
         println!("goldens are fresh");
         Ok(ExitCode::Ok)

@@ -6,6 +6,7 @@ pub mod corpus;
 pub mod corpus_gen;
 pub mod error;
 pub mod goldens;
+pub mod goldens_review;
 pub mod judge;
 pub mod mutants;
 pub mod normalize;
