@@ -13,6 +13,7 @@ pub mod normalize;
 pub mod observe;
 pub mod plan;
 pub mod port;
+pub mod port_columns;
 pub mod reference;
 pub mod report;
 pub mod run;
