@@ -215,3 +215,19 @@ fn markdown_escapes_untrusted_versions() {
     assert_eq!(json["transitions"][0]["kind"], "port-version-changed");
     assert_eq!(json["counts"]["port-version-changed"], 1);
 }
+
+#[test]
+fn other_status_changes_and_new_ports_are_said() {
+    let base = report("1", &[("g/a", false, Some("A"), Status::Pass)]);
+    let mut new = report("1", &[("g/a", false, Some("A"), Status::Gap)]);
+    let mut js = new.ports["python"].clone();
+    js.name = "js".into();
+    new.ports.insert("js".into(), js);
+    assert_eq!(
+        kinds(&base, &new),
+        [
+            one(Kind::Changed, "python", "g/a"),
+            (Kind::PortAdded, Some("js".into()), None)
+        ]
+    );
+}
