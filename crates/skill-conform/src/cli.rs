@@ -48,6 +48,9 @@ pub enum Command {
         #[arg(required = true, value_name = "REPORT")]
         reports: Vec<PathBuf>,
     },
+    /// Compare two runs (report.json files or report folders): regressions, fixes, moved specs,
+    /// changed expectations, cases and port versions. Exit 1 on a regression.
+    Diff(DiffArgs),
     /// Print the JSON Schema of the adapter protocol (committed as adapters/protocol.schema.json).
     ProtocolSchema,
     /// Restrict writes (and TCP) with Landlock, then execute PROGRAM (the runner's exec step).
@@ -103,6 +106,22 @@ pub struct RunArgs {
     /// libtest arguments: FILTER, --exact, --skip, --list, --format, …
     #[arg(last = true, value_name = "LIBTEST ARGS")]
     pub libtest: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The base run's report.json or report folder (missing: said, not failed).
+    #[arg(value_name = "BASE")]
+    pub base: PathBuf,
+    /// The new run's report.json or report folder.
+    #[arg(value_name = "NEW")]
+    pub new: PathBuf,
+    /// Also write the diff as Markdown (for a CI job summary) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Also write the diff as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -249,6 +268,7 @@ pub fn main() -> std::process::ExitCode {
                 ExitCode::Ok
             })
         }
+        Command::Diff(args) => cmd_diff(args),
         Command::ProtocolSchema => {
             print!(
                 "{}",
@@ -322,6 +342,10 @@ fn cmd_goldens(args: GoldensArgs) -> Result<ExitCode, Error> {
     }
     let report = crate::goldens::check(&layout)?;
     print!("{}", report.render(repo));
+    if let Some(problem) = crate::goldens_review::changelog_problem(&layout) {
+        println!("{problem}");
+        return Ok(ExitCode::Divergence);
+    }
     if report.is_fresh() {
         println!("goldens are fresh");
         Ok(ExitCode::Ok)
@@ -419,6 +443,26 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, Error> {
         redact_volatile: args.redact_volatile,
     };
     crate::run::run(options)
+}
+
+fn cmd_diff(args: DiffArgs) -> Result<ExitCode, Error> {
+    use crate::rundiff::{diff_paths, render};
+    let diff = diff_paths(&args.base, &args.new)?;
+    for (path, text) in [
+        (&args.markdown, render::markdown(&diff)),
+        (&args.json, render::json(&diff)),
+    ] {
+        if let Some(path) = path {
+            std::fs::write(path, text)
+                .map_err(|e| Error::io(format!("writing `{}`", path.display()), e))?;
+        }
+    }
+    print!("{}", render::terminal(&diff));
+    Ok(if diff.has_regression() {
+        ExitCode::Divergence
+    } else {
+        ExitCode::Ok
+    })
 }
 
 fn cmd_corpus(args: CorpusArgs) -> Result<ExitCode, Error> {

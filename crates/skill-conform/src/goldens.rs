@@ -231,6 +231,8 @@ pub struct WriteReport {
     pub changed: Vec<(CaseId, Vec<Mismatch>)>,
     pub removed: Vec<PathBuf>,
     pub unchanged: usize,
+    /// Groups the changes for the impact ([`crate::goldens_review`]).
+    pub review: crate::goldens_review::Review,
 }
 
 impl WriteReport {
@@ -240,12 +242,7 @@ impl WriteReport {
         for id in &self.added {
             let _ = writeln!(out, "added   {id}");
         }
-        for (id, mismatches) in &self.changed {
-            let _ = writeln!(out, "changed {id}");
-            for line in compare::render_mismatches(mismatches).lines() {
-                let _ = writeln!(out, "    {line}");
-            }
-        }
+        out.push_str(&self.review.render_changes(&self.changed));
         for path in &self.removed {
             let _ = writeln!(
                 out,
@@ -284,6 +281,8 @@ pub fn write(layout: &Layout) -> Result<WriteReport, Error> {
 pub fn regenerate(layout: &Layout) -> Result<WriteReport, Error> {
     let cases = case::discover(&layout.fixtures).map_err(|e| Error::Usage(e.to_string()))?;
     let expected = expected_all(&cases)?;
+    // Refuses a spec move without a revision bump before anything is written.
+    let review = crate::goldens_review::Review::before_write(layout, &cases, &expected)?;
     let io = |what: &str, path: &Path, e| Error::io(format!("{what} `{}`", path.display()), e);
     let mut report = WriteReport::default();
     // 1. Pending files beside every golden that changes.
@@ -337,6 +336,8 @@ pub fn regenerate(layout: &Layout) -> Result<WriteReport, Error> {
         table(&cases, &expected, &column),
     )
     .map_err(|e| io("writing", &layout.goldens.join("TABLE.md"), e))?;
+    review.after_write(layout)?;
+    report.review = review;
     Ok(report)
 }
 

@@ -29,6 +29,9 @@ pub struct PortPlan {
     /// The request as given: its name and its origin (`NAME`, `NAME@VERSION`, `NAME=PATH` or
     /// `--adapter NAME=COMMAND`; see [`PortRequest::as_given`]).
     pub request: PortRequest,
+    /// The port's id in results and reports: its name, or `NAME@VERSION` when one port is
+    /// selected in several versions ([`crate::port_columns`]).
+    pub column: String,
     /// Its `adapters/<port>/expected.toml` entries (empty without one).
     pub expected: Vec<ExpectedEntry>,
 }
@@ -96,7 +99,7 @@ impl Plan {
         // lines in a stable order.
         libtest.test_threads = Some(1);
         let specs = port::read_ports(&repo)?;
-        let requests = requested_ports(&options, &specs)?;
+        let requests = crate::port_columns::columns(requested_ports(&options, &specs)?, &specs)?;
         let required = required_ports(&options.require, &requests)?;
         let selection = select_cases(&layout, &options.cases)?;
         let (ports, expectation_errors) = read_expectations(&repo, requests, &selection.all_ids)?;
@@ -140,8 +143,8 @@ pub fn canonical_repo(repo: &std::path::Path) -> Result<PathBuf, Error> {
     })
 }
 
-/// The requested ports (default: the reference and every port of `ports.toml`), each known and
-/// selected once.
+/// The requested ports (default: the reference and every port of `ports.toml`), each known
+/// ([`crate::port_columns`] refuses one selected twice).
 fn requested_ports(
     options: &RunOptions,
     specs: &BTreeMap<String, PortSpec>,
@@ -158,32 +161,41 @@ fn requested_ports(
     } else {
         options.ports.clone()
     };
-    let mut seen = BTreeSet::new();
     for request in &requests {
         port::check_known(request, specs)?;
-        if !seen.insert(request.name()) {
-            return Err(Error::Usage(format!(
-                "port `{}` is selected twice",
-                request.name()
-            )));
-        }
     }
     Ok(requests)
 }
 
 /// The ports `--require` names, each of them selected.
-fn required_ports(require: &Require, requests: &[PortRequest]) -> Result<BTreeSet<String>, Error> {
-    let selected: BTreeSet<String> = requests.iter().map(|r| r.name().to_owned()).collect();
+/// A name requires every column of that port (`python` both `python@0.18.1` and
+/// `python@0.21.0`).
+fn required_ports(
+    require: &Require,
+    requests: &[(PortRequest, String)],
+) -> Result<BTreeSet<String>, Error> {
+    let columns_of = |name: &str| -> BTreeSet<String> {
+        requests
+            .iter()
+            .filter(|(request, column)| request.name() == name || column == name)
+            .map(|(_, column)| column.clone())
+            .collect()
+    };
     match require {
         Require::None => Ok(BTreeSet::new()),
-        Require::All => Ok(selected),
+        Require::All => Ok(requests.iter().map(|(_, column)| column.clone()).collect()),
         Require::Ports(names) => {
-            if let Some(name) = names.iter().find(|name| !selected.contains(*name)) {
-                return Err(Error::Usage(format!(
-                    "--require names `{name}`, which is not selected (hint: add --port {name})"
-                )));
+            let mut required = BTreeSet::new();
+            for name in names {
+                let columns = columns_of(name);
+                if columns.is_empty() {
+                    return Err(Error::Usage(format!(
+                        "--require names `{name}`, which is not selected (hint: add --port {name})"
+                    )));
+                }
+                required.extend(columns);
             }
-            Ok(names.clone())
+            Ok(required)
         }
     }
 }
@@ -192,12 +204,12 @@ fn required_ports(require: &Require, requests: &[PortRequest]) -> Result<BTreeSe
 /// usage error; a stale entry is an expectation problem (exit 1).
 fn read_expectations(
     repo: &std::path::Path,
-    requests: Vec<PortRequest>,
+    requests: Vec<(PortRequest, String)>,
     all_ids: &[case::CaseId],
 ) -> Result<(Vec<PortPlan>, Vec<ExpectationProblem>), Error> {
     let mut ports = Vec::new();
     let mut problems = Vec::new();
-    for request in requests {
+    for (request, column) in requests {
         let path = repo
             .join("adapters")
             .join(request.name())
@@ -213,10 +225,14 @@ fn read_expectations(
             Err(error) => (Vec::new(), vec![error]),
         };
         problems.extend(errors.into_iter().map(|error| ExpectationProblem {
-            port: request.name().to_owned(),
+            port: column.clone(),
             message: error.to_string(),
         }));
-        ports.push(PortPlan { request, expected });
+        ports.push(PortPlan {
+            request,
+            column,
+            expected,
+        });
     }
     Ok((ports, problems))
 }

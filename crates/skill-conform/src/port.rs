@@ -183,6 +183,16 @@ pub enum Resolved {
 }
 
 impl Resolved {
+    /// The same port under the id its results go by ([`crate::plan::PortPlan::column`]).
+    pub fn named(mut self, column: &str) -> Resolved {
+        match &mut self {
+            Resolved::Ready { name, .. } | Resolved::Unavailable { name, .. } => {
+                column.clone_into(name);
+            }
+        }
+        self
+    }
+
     pub fn name(&self) -> &str {
         match self {
             Resolved::Ready { name, .. } | Resolved::Unavailable { name, .. } => name,

@@ -161,9 +161,9 @@ fn list_trials(plan: &Plan) {
         .ports
         .iter()
         .flat_map(|port| {
-            plan.cases.iter().map(move |case| {
-                Trial::test(trial_name(port.request.name(), &case.spec.id), || Ok(()))
-            })
+            plan.cases
+                .iter()
+                .map(move |case| Trial::test(trial_name(&port.column, &case.spec.id), || Ok(())))
         })
         .collect();
     let _listed = libtest_mimic::run(&plan.libtest, trials);
@@ -233,7 +233,7 @@ fn observe_ports(plan: &Plan) -> Result<Observations, Error> {
                 .ports
                 .iter()
                 .filter_map(|port| {
-                    let share = PortShare::of(plan, port.request.name())?;
+                    let share = PortShare::of(plan, &port.column)?;
                     let (plan_tx, plan_rx) = std::sync::mpsc::channel();
                     senders.push(plan_tx);
                     let home_dir = &home_dir;
@@ -280,7 +280,7 @@ fn observe_port(
     share: PortShare,
     plan_rx: PlanReceiver,
 ) -> Option<PortRun> {
-    let resolved = port::resolve(&port.request, &plan.specs, &plan.repo, home);
+    let resolved = port::resolve(&port.request, &plan.specs, &plan.repo, home).named(&port.column);
     std::thread::scope(|inner| {
         let starter = inner.spawn(|| start_port(resolved, &plan.observe));
         let Ok(Some(planned)) = plan_rx.recv() else {
@@ -309,7 +309,11 @@ fn judge_all(plan: &Plan, observed: &Observations) -> Results {
     let mut results = Results::new();
     results.expectation_errors = plan.expectation_errors.clone();
     for case in &observed.cases {
-        results.add_case(case.spec.id.clone(), CaseInfo::from(&case.spec));
+        let info = CaseInfo {
+            golden_sha256: Some(crate::rundiff::golden_sha256(&case.golden)),
+            ..CaseInfo::from(&case.spec)
+        };
+        results.add_case(case.spec.id.clone(), info);
     }
     let mut raw_differences = BTreeMap::new();
     for (observation, chosen) in &observed.ports {
@@ -317,7 +321,7 @@ fn judge_all(plan: &Plan, observed: &Observations) -> Results {
         let expected = plan
             .ports
             .iter()
-            .find(|port| port.request.name() == observation.name)
+            .find(|port| port.column == observation.name)
             .map_or(&[][..], |port| port.expected.as_slice());
         let differences = judge_port(&mut results, observation, &chosen, expected);
         if !differences.is_empty() {

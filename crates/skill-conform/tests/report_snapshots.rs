@@ -135,6 +135,7 @@ fn case_info(pinned: bool) -> CaseInfo {
     CaseInfo {
         pinned,
         rules: vec!["§4".into()],
+        golden_sha256: None,
     }
 }
 
@@ -461,6 +462,11 @@ fn report_json_is_canonical_and_redacted() {
         json!("[VERSION]")
     );
     assert_eq!(value["notes"][0]["case"], json!("hazards/bom"));
+    // Only discovery/basic passes on every real port that ran (java and elixir excluded).
+    assert_eq!(
+        value["interop"],
+        json!({"allPass": 1, "pinned": 4, "ports": {"csharp": "[VERSION]", "golang": "[VERSION]", "js": "[VERSION]", "python": "[VERSION]"}})
+    );
     assert_eq!(value["expectationErrors"][0]["port"], json!("js"));
     assert!(value["expectationErrors"][0]["message"]
         .as_str()
@@ -545,4 +551,22 @@ fn fixed_run_exit_code_is_port_trouble() {
         skill_conform::judge::exit_code(&without, &BTreeSet::new()),
         skill_conform::error::ExitCode::Divergence
     );
+}
+
+#[test]
+fn write_reports_writes_a_shields_badge_per_real_port() {
+    let dir = tempfile::tempdir().unwrap();
+    write_reports(&fixed_run(false), dir.path(), &redactor()).unwrap();
+    let badge = |port: &str| -> Option<Value> {
+        let path = dir.path().join("badges").join(format!("{port}.json"));
+        let text = std::fs::read_to_string(path).ok()?;
+        Some(serde_json::from_str(&text).unwrap())
+    };
+    assert_eq!(
+        badge("python").unwrap(),
+        json!({"schemaVersion": 1, "label": "skill-conform python", "message": "3/4 pinned, 2 gaps", "color": "red"})
+    );
+    assert_eq!(badge("java").unwrap()["message"], json!("unavailable"));
+    assert_eq!(badge("elixir").unwrap()["message"], json!("broken"));
+    assert!(badge("reference").is_none() && badge("mutant-no-bom").is_none());
 }

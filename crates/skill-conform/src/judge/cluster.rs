@@ -192,6 +192,7 @@ mod tests {
             CaseInfo {
                 pinned: false,
                 rules: vec!["§4".into()],
+                golden_sha256: None,
             },
         );
         for (port, status, actual) in outputs {

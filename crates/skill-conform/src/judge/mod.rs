@@ -513,6 +513,7 @@ mod tests {
             CaseInfo {
                 pinned: true,
                 rules: vec!["§1".into()],
+                golden_sha256: None,
             },
         );
         results.add_case(
@@ -520,6 +521,7 @@ mod tests {
             CaseInfo {
                 pinned: false,
                 rules: vec!["§1".into()],
+                golden_sha256: None,
             },
         );
         results.insert("python", id("g/pinned"), verdict(pinned_status));

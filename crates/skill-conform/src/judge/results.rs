@@ -127,6 +127,14 @@ pub struct CaseInfo {
     pub pinned: bool,
     /// The contract sections or addenda it pins (`§4`, `A15`).
     pub rules: Vec<String>,
+    /// SHA-256 of the committed golden the run compared against (hex), so `skill-conform diff`
+    /// can tell a moved spec from a regression; absent in older reports.
+    #[serde(
+        default,
+        rename = "goldenSha256",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub golden_sha256: Option<String>,
 }
 
 impl From<&CaseSpec> for CaseInfo {
@@ -134,6 +142,7 @@ impl From<&CaseSpec> for CaseInfo {
         CaseInfo {
             pinned: spec.pinned,
             rules: spec.rules.clone(),
+            golden_sha256: None,
         }
     }
 }

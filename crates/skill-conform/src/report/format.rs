@@ -61,6 +61,10 @@ pub struct Report {
     /// Problems with the ports' `expected.toml` files; each fails the run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expectation_errors: Vec<ExpectationProblem>,
+    /// The share of pinned cases on which every real port that ran passes; absent when no
+    /// real port ran (added in format 1: older reports lack it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interop: Option<super::interop::InteropScore>,
 }
 
 /// One port of the run: what its hello said, whether it could run, and its verdict counts.

@@ -20,6 +20,8 @@
 //!                "uncompared-fields" } } }          (only with `run --repeat N`, N > 1)
 //!   "expectationErrors"?: [ { "port", "message" } ]  (only when an expected.toml has a problem;
 //!                                                    each fails the run)
+//!   "interop"?: { "ports": { PORT: VERSION | null }, "pinned", "allPass" }
+//!                                                   (only when a real port ran)
 //! }
 //! ```
 //!
@@ -90,6 +92,7 @@ pub fn report(model: &Model<'_>, redactor: &Redactor) -> Report {
         notes: model.notes.clone(),
         repeat: results.repeat.clone(),
         expectation_errors: results.expectation_errors.clone(),
+        interop: super::interop::of_model(model, redactor),
     }
 }
 

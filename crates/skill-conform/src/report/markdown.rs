@@ -29,6 +29,9 @@ pub fn render(results: &Results, redactor: &Redactor) -> String {
 pub fn render_model(model: &Model<'_>, redactor: &Redactor) -> String {
     let mut out = String::from("# skill-conform\n\n");
     out.push_str(&headline(model));
+    if let Some(score) = super::interop::of_model(model, redactor) {
+        let _ = writeln!(out, "\n{}", score.line());
+    }
     out.push('\n');
     out.push_str(&table(model));
 
@@ -116,7 +119,11 @@ fn headline(model: &Model<'_>) -> String {
                 model.results.ports.get(*port),
                 Some(info) if !matches!(info.status, PortStatus::Available)
             );
-            available.then(|| format!("**{port}** {}/{}", totals.pinned_pass, totals.pinned))
+            let gaps = match super::interop::gaps(&totals.by_status) {
+                0 => String::new(),
+                n => format!(" ({n} gap{})", if n == 1 { "" } else { "s" }),
+            };
+            available.then(|| format!("**{port}** {}/{}{gaps}", totals.pinned_pass, totals.pinned))
         })
         .collect();
     let mut line = if counts.is_empty() {

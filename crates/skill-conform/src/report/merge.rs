@@ -24,6 +24,8 @@ struct PortFacts {
     version: Option<String>,
     pinned: usize,
     pinned_pass: usize,
+    kind: crate::judge::PortKind,
+    gaps: usize,
 }
 
 impl From<&PortEntry> for PortFacts {
@@ -33,6 +35,8 @@ impl From<&PortEntry> for PortFacts {
             version: entry.library_version.clone(),
             pinned: entry.pinned,
             pinned_pass: entry.pinned_pass,
+            kind: entry.kind,
+            gaps: super::interop::gaps(&entry.totals),
         }
     }
 }
@@ -60,6 +64,9 @@ pub fn merge_reports(paths: &[PathBuf]) -> Result<String, Error> {
         })?;
     }
     let mut out = render(&merged.ports, &merged.cases, &merged.cells);
+    if let Some(score) = merged.interop() {
+        let _ = writeln!(out, "\n{}", score.line());
+    }
     if !merged.expectation_errors.is_empty() {
         let _ = writeln!(
             out,
@@ -74,6 +81,23 @@ pub fn merge_reports(paths: &[PathBuf]) -> Result<String, Error> {
 }
 
 impl Merged {
+    /// The interop score of the merged set of ports.
+    fn interop(&self) -> Option<super::interop::InteropScore> {
+        let ports = self
+            .ports
+            .iter()
+            .filter(|(_, facts)| super::interop::is_scored(facts.kind, facts.status.as_ref()))
+            .map(|(name, facts)| (name.as_str(), facts.version.clone()));
+        let pinned = self
+            .cases
+            .iter()
+            .filter(|(_, pinned)| **pinned)
+            .map(|(case, _)| case);
+        super::interop::score(ports, pinned, |port, case| {
+            self.cells.get(&(port.to_owned(), case.clone())) == Some(&Status::Pass)
+        })
+    }
+
     /// Adds one report; `Err(port)` when a port other than the reference is already known.
     fn add(&mut self, report: &Report) -> Result<(), String> {
         for problem in &report.expectation_errors {
@@ -138,16 +162,17 @@ fn render(
         .filter(|p| *p == crate::port::REFERENCE)
         .collect();
     order.extend(ports.keys().filter(|p| *p != crate::port::REFERENCE));
-    let mut out = String::from("# skill-conform: cross-port matrix\n\n| port | version | state | pinned pass |\n|---|---|---|---|\n");
+    let mut out = String::from("# skill-conform: cross-port matrix\n\n| port | version | state | pinned pass | gaps |\n|---|---|---|---|---|\n");
     for port in &order {
         let f = &ports[*port];
         let _ = writeln!(
             out,
-            "| {port} | {} | {} | {}/{} |",
+            "| {port} | {} | {} | {}/{} | {} |",
             f.version.as_deref().unwrap_or(NO_VERDICT),
             state_cell(f.status.as_ref()),
             f.pinned_pass,
-            f.pinned
+            f.pinned,
+            f.gaps
         );
     }
     let cell = |port: &String, case: &CaseId| cells.get(&(port.clone(), case.clone())).copied();
@@ -237,6 +262,15 @@ mod tests {
         );
         assert!(merged.contains("| `g/x` \\* | - | FAIL | ok |"), "{merged}");
         assert!(merged.contains("| `g/y` | - | ok | gap |"), "{merged}");
+        assert!(
+            merged.contains("| py | 1.0 | available | 0/1 | 0 |"),
+            "{merged}"
+        );
+        assert!(
+            merged
+                .contains("\ninterop 0/1 pinned cases pass on every port (0.0%): go 1.0, py 1.0\n"),
+            "{merged}"
+        );
         let err = merge_reports(&[a.clone(), a]).unwrap_err().to_string();
         assert!(
             err.starts_with("port `go` appears in more than one report"),

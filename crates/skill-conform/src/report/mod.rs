@@ -8,6 +8,7 @@
 //! | `report.json` | [`json::render`]              | tools: everything, canonical JSON        |
 //! | `junit.xml`   | [`junit::render`]             | CI test tabs: one suite per port         |
 //! | `summary.md`  | [`markdown::render`]          | a CI job summary                         |
+//! | `report.html` | [`html::render`]              | people: the matrix in a browser          |
 //!
 //! All four are built from one [`model::Model`] (sorted ports and cases, totals, failures,
 //! clusters, notes), so they agree with each other, and — because [`Results`] is a set of
@@ -19,6 +20,8 @@
 
 pub mod corpus;
 pub mod format;
+pub mod html;
+pub mod interop;
 pub mod json;
 pub mod junit;
 pub mod markdown;
@@ -157,8 +160,8 @@ impl Redactor {
 pub const REPORT_FILES: [&str; 4] = ["report.json", "junit.xml", "summary.md", "matrix.txt"];
 
 /// Writes `report.json`, `junit.xml`, `summary.md` and `matrix.txt` into `dir` (created if
-/// missing), each rendered from `results` through `redactor`. The terminal matrix is written
-/// without colour.
+/// missing), each rendered from `results` through `redactor`, and a badge per real port under
+/// `badges/` ([`interop::write_badges`]), and `report.html` ([`html`]). The terminal matrix is written without colour.
 pub fn write_reports(results: &Results, dir: &Path, redactor: &Redactor) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let model = Model::new(results);
@@ -172,7 +175,11 @@ pub fn write_reports(results: &Results, dir: &Path, redactor: &Redactor) -> io::
     for (name, text) in REPORT_FILES.iter().zip(files) {
         std::fs::write(dir.join(name), text)?;
     }
-    Ok(())
+    std::fs::write(
+        dir.join("report.html"),
+        html::render_model(&model, redactor),
+    )?;
+    interop::write_badges(&model, dir)
 }
 
 #[cfg(test)]

@@ -31,7 +31,17 @@ pub fn render(results: &Results, redactor: &Redactor, options: Options) -> Strin
 /// The whole terminal report from a prepared model.
 pub fn render_model(model: &Model<'_>, redactor: &Redactor, options: Options) -> String {
     let mut out = String::new();
-    out.push_str(&matrix(model, options));
+    let matrix = matrix(model, options);
+    match super::interop::of_model(model, redactor) {
+        // The score goes under the matrix's title line.
+        Some(score) => match matrix.split_once('\n') {
+            Some((title, rest)) => {
+                let _ = write!(out, "{title}\n{}\n{rest}", score.line());
+            }
+            None => out.push_str(&matrix),
+        },
+        None => out.push_str(&matrix),
+    }
     out.push('\n');
     out.push_str(&totals(model, redactor));
     section(
