@@ -64,7 +64,7 @@ pub use expected::{ExpectationError, ExpectedEntry};
 
 pub use repeat::{judge_repeats, raw_difference, RawDifference, RepeatInfo};
 pub use results::{
-    CaseInfo, ExpectationProblem, PortInfo, PortKind, PortState, PortStatus, Results,
+    CaseInfo, ExpectationProblem, HelloFacts, PortInfo, PortKind, PortState, PortStatus, Results,
 };
 pub use status::Status;
 
