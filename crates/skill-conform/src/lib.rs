@@ -36,6 +36,7 @@
 //! | [`run`]       | `skill-conform run`: plan → observe → judge → report                  |
 //! | [`corpus`]    | `skill-conform corpus`: the ports against each other on a real folder |
 //! | [`corpus_gen`]| the seeded generated skills tree (benchmarks' input)                  |
+//! | `toml_error`  | a TOML error of our three files as line and one-line message          |
 //!
 //! The `pub` modules are the surface the CLI, the integration tests and the benches use.
 
@@ -58,3 +59,4 @@ pub mod report;
 pub mod run;
 pub mod sandbox;
 pub mod session;
+mod toml_error;
