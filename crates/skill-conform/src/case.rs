@@ -1,4 +1,4 @@
-//! Stage 1 — cases: discover `conformance-fixtures/<group>/<case>/`, parse each `case.toml`
+//! Cases: discover `conformance-fixtures/<group>/<case>/`, parse each `case.toml`
 //! strictly, and select cases by glob.
 //!
 //! A **case** is a directory holding a skills tree and a `case.toml`:

@@ -1,4 +1,4 @@
-//! Stage 6 — judge: one [`Verdict`] per (port, case), the [`Results`] map they go into, and the
+//! Judge: one [`Verdict`] per (port, case), the [`Results`] map they go into, and the
 //! exit code that map implies.
 //!
 //! [`judge_trial`] is a pure function of one trial's inputs: the case (pinned or not), the
