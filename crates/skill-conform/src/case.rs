@@ -1,4 +1,4 @@
-//! Stage 1 — cases: discover `conformance-fixtures/<group>/<case>/`, parse each `case.toml`
+//! Cases: discover `conformance-fixtures/<group>/<case>/`, parse each `case.toml`
 //! strictly, and select cases by glob.
 //!
 //! A **case** is a directory holding a skills tree and a `case.toml`:
@@ -39,6 +39,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
+
+use crate::toml_error::TomlProblem;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -410,10 +412,7 @@ fn check_plain_path(path: &str) -> Result<(), &'static str> {
 
 /// Turns a `toml` error into one line: line number, field, message, and a hint.
 fn manifest_error(path: &Path, text: &str, error: &toml::de::Error) -> CaseError {
-    let raw = error.message().trim().replace('\n', "; ");
-    let line = error
-        .span()
-        .map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
+    let TomlProblem { line, message: raw } = TomlProblem::of(text, error);
 
     if let Some(name) = raw
         .strip_prefix("unknown field `")

@@ -21,13 +21,18 @@
 //! | [`error`]     | usage and port-trouble errors, the exit codes and their precedence    |
 //! | [`case`]      | fixture discovery, `case.toml`, case ids and the one case-glob builder |
 //! | [`goldens`]   | the committed goldens: layout, `--check`, `--write`                   |
+//! | [`goldens_review`] | `goldens --write`'s grouped impact and the revision-bump refusal   |
 //! | `reference`   | the reference loader run over a case (and its hello)                  |
 //! | [`mutants`]   | deliberately wrong reference variants, each killed by some case       |
+//! | [`isolate`]   | the Landlock write/network policy and the hidden `isolate` exec step  |
+//! | [`tamper`]    | digests of fixtures, goldens, `expected.toml` and sandboxes; their diff |
+//! | [`interrupt`] | SIGINT/SIGTERM: kill registered process groups, remove temp dirs      |
 //! | [`plan`]      | stage 1: the validated [`plan::Plan`] and each case's request          |
 //! | [`port`]      | `adapters/ports.toml`, port requests as given, resolving and set-up   |
 //! | `bounded`     | probes and set-up in their own process group under a named timeout    |
 //! | [`sandbox`]   | each case's fixture copy (links, renames, unreadable files)           |
 //! | [`session`]   | one adapter process: protocol, timeouts, faults, process group        |
+//! | [`port_columns`] | one column per port as given (`python@0.18.1` beside `python`)    |
 //! | `observe`     | stage 2: start a port, run its cases in sessions, collect replies     |
 //! | `normalize`   | replies to their compared form (roots as `{rootN}`, sorted inventory) |
 //! | [`compare`]   | golden vs reply: mismatches and their rendering                       |
@@ -36,6 +41,9 @@
 //! | [`run`]       | `skill-conform run`: plan → observe → judge → report                  |
 //! | [`corpus`]    | `skill-conform corpus`: the ports against each other on a real folder |
 //! | [`corpus_gen`]| the seeded generated skills tree (benchmarks' input)                  |
+//! | [`rundiff`]   | `skill-conform diff`: per (port, case) transitions between two runs  |
+//! | [`writing_tool`] | `claude plugin validate` observed per case: the writing-tool column |
+//! | `toml_error`  | a TOML error of our three files as line and one-line message          |
 //!
 //! The `pub` modules are the surface the CLI, the integration tests and the benches use.
 
@@ -64,4 +72,5 @@ pub mod rundiff;
 pub mod sandbox;
 pub mod session;
 pub mod tamper;
+mod toml_error;
 pub mod writing_tool;

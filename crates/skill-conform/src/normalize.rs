@@ -1,4 +1,4 @@
-//! Stage 4 — normalise: turn a port's raw `run` reply into the form that is compared.
+//! Normalise: turn a port's raw `run` reply into the form that is compared.
 //!
 //! [`normalize`] does, in order:
 //!

@@ -1,4 +1,4 @@
-//! Stage 1 — plan: from what the user asked to what will run, validated before anything
+//! Plan: from what the user asked to what will run, validated before anything
 //! starts. [`Plan::new`] turns `run`'s options into a [`Plan`]: the ports as given (name,
 //! version or checkout path, or adapter command), their `expected.toml` entries, the cases
 //! selected by `--case` globs with their committed goldens, the report targets, timeouts, repeat

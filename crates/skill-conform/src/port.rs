@@ -17,6 +17,7 @@ use serde::Deserialize;
 use crate::bounded::{self, Failure, PROBE_TIMEOUT, SETUP_TIMEOUT};
 use crate::error::Error;
 use crate::session::AdapterCommand;
+use crate::toml_error::TomlProblem;
 
 /// Adds every `(key, value)` of `env` to an adapter command.
 trait WithEnv {
@@ -77,10 +78,12 @@ pub fn read_ports(repo: &Path) -> Result<BTreeMap<String, PortSpec>, Error> {
         ))
     })?;
     let file: PortsFile = toml::from_str(&text).map_err(|e| {
+        let problem = TomlProblem::of(&text, &e);
         Error::Usage(format!(
-            "error reading `{}`: {} (hint: see the schema in adapters/PROTOCOL.md)",
+            "error reading `{}`: {}{} (hint: see the schema in adapters/PROTOCOL.md)",
             path.display(),
-            e.message()
+            problem.at_line(),
+            problem.message
         ))
     })?;
     Ok(file.ports)
@@ -459,6 +462,20 @@ mod tests {
         let err = run_setup(&hanging(dir.path()), dir.path(), &[], &spec, timeout).unwrap_err();
         assert!(err.contains("its process group was killed"), "{err}");
         assert!(!survivor(dir.path()), "the set-up's child survived");
+    }
+
+    #[test]
+    fn a_bad_ports_toml_names_file_and_line() {
+        let repo = tempfile::tempdir().unwrap();
+        std::fs::create_dir(repo.path().join("adapters")).unwrap();
+        let text =
+            "[ports.py]\nlanguage = \"python\"\nrun = [\"x\"]\nversion = \"1\"\nprobes = []\n";
+        std::fs::write(repo.path().join("adapters/ports.toml"), text).unwrap();
+        let err = read_ports(repo.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("ports.toml`: line 5: unknown field `probes`"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -30,8 +30,8 @@ use crate::case::CaseId;
 use crate::error::{Error, ExitCode};
 use crate::judge::expected::{draft_expected, ExpectedEntry};
 use crate::judge::{
-    self, judge_trial, stderr_text, CaseInfo, Evidence, FaultDetails, Outcome, PortInfo,
-    PortStatus, RawDifference, RepeatInfo, Results, Status, TrialInput, Verdict,
+    self, judge_trial, stderr_text, CaseInfo, Evidence, FaultDetails, HelloFacts, Outcome,
+    PortInfo, PortStatus, RawDifference, RepeatInfo, Results, Status, TrialInput, Verdict,
 };
 use crate::normalize::compared_form;
 use crate::observe::{
@@ -429,9 +429,7 @@ fn judge_port(
     let name = observation.name.as_str();
     let mut info = PortInfo::available(name);
     if let Some(hello) = &observation.hello {
-        info.library_version = Some(hello.version.clone());
-        info.runtime = Some(hello.runtime.clone());
-        info.libraries = hello.libraries.clone();
+        info.hello = HelloFacts::of(hello);
     }
     match &observation.trouble {
         Some(PortTrouble::Unavailable(reason)) => {

@@ -63,7 +63,7 @@ fn run() -> Results {
         ("fault", "1"),
     ] {
         let mut info = PortInfo::available(port);
-        info.library_version = Some(version.into());
+        info.hello.library_version = Some(version.into());
         results.add_port(info);
     }
     let mut java = PortInfo::available("java");

@@ -126,8 +126,8 @@ reason = "fixed upstream in 0.22"
 
 fn port_info(name: &str, version: &str, runtime: &str) -> PortInfo {
     let mut info = PortInfo::available(name);
-    info.library_version = Some(version.into());
-    info.runtime = Some(runtime.into());
+    info.hello.library_version = Some(version.into());
+    info.hello.runtime = Some(runtime.into());
     info
 }
 

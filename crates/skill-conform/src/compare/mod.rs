@@ -1,4 +1,4 @@
-//! Stage 5 — compare: canonical bytes against the golden, and, when they differ, a field-level
+//! Compare: canonical bytes against the golden, and, when they differ, a field-level
 //! diff that a human can read.
 //!
 //! [`compare`] is byte equality of `to_canonical_string(actual)` with the golden's text — never

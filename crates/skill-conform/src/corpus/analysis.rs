@@ -12,7 +12,7 @@ use serde_json::Value;
 use skill_ref::canonical::to_canonical_string;
 
 use crate::judge::cluster::agreement;
-use crate::judge::{fingerprint, PortKind};
+use crate::judge::{fingerprint, HelloFacts, PortKind};
 use crate::port::REFERENCE;
 /// One answering port's normalised reply, taken apart.
 struct View<'a> {
@@ -208,9 +208,7 @@ fn summarise(result: &PortResult) -> (PortSummary, Option<View<'_>>) {
         state: PortState::Ok,
         reason: None,
         library: hello.map(|h| h.library.clone()),
-        library_version: hello.map(|h| h.version.clone()),
-        runtime: hello.map(|h| h.runtime.clone()),
-        libraries: hello.map(|h| h.libraries.clone()).unwrap_or_default(),
+        hello: hello.map(HelloFacts::of).unwrap_or_default(),
         fault: None,
         stderr_tail: None,
         cluster: None,

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::judge::{FaultDetails, PortKind};
+use crate::judge::{FaultDetails, HelloFacts, PortKind};
 /// The state of a port in the report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -29,13 +29,9 @@ pub struct PortSummary {
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub library: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub library_version: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub runtime: Option<String>,
-    /// Further libraries the hello names (the YAML parser), with their versions.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub libraries: BTreeMap<String, String>,
+    /// What its hello said.
+    #[serde(flatten)]
+    pub hello: HelloFacts,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fault: Option<FaultDetails>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -29,6 +29,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use globset::GlobMatcher;
+
+use crate::toml_error::TomlProblem;
 use semver::{Version, VersionReq};
 
 use super::{Status, Verdict, FINGERPRINT_LEN};
@@ -176,13 +178,11 @@ pub fn read_expected(path: &Path) -> Result<Vec<ExpectedEntry>, ExpectationError
 /// Parses the text of `path` (see the module doc for the format).
 pub fn parse_expected(path: &Path, text: &str) -> Result<Vec<ExpectedEntry>, ExpectationError> {
     let table: toml::Table = text.parse().map_err(|error: toml::de::Error| {
-        let line = error
-            .span()
-            .map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
+        let problem = TomlProblem::of(text, &error);
         ExpectationError::Syntax {
             path: path.to_owned(),
-            line,
-            message: error.message().trim().replace('\n', "; "),
+            line: problem.line,
+            message: problem.message,
         }
     })?;
     let top = |key: &str, message: &str| ExpectationError::TopLevel {

@@ -1,4 +1,4 @@
-//! Stage 6 — judge: one [`Verdict`] per (port, case), the [`Results`] map they go into, and the
+//! Judge: one [`Verdict`] per (port, case), the [`Results`] map they go into, and the
 //! exit code that map implies.
 //!
 //! [`judge_trial`] is a pure function of one trial's inputs: the case (pinned or not), the
@@ -64,7 +64,7 @@ pub use expected::{ExpectationError, ExpectedEntry};
 
 pub use repeat::{judge_repeats, raw_difference, RawDifference, RepeatInfo};
 pub use results::{
-    CaseInfo, ExpectationProblem, PortInfo, PortKind, PortState, PortStatus, Results,
+    CaseInfo, ExpectationProblem, HelloFacts, PortInfo, PortKind, PortState, PortStatus, Results,
 };
 pub use status::Status;
 

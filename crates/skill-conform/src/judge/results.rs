@@ -87,22 +87,42 @@ impl PortStatus {
     }
 }
 
+/// What a port's hello said about it, as every report keeps it (each field left out when
+/// unknown or empty).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct HelloFacts {
+    /// The library version (`0.21.0`), or `[VERSION]` in a redacted report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub library_version: Option<String>,
+    /// The runtime (`CPython 3.11.7`), or `[VERSION]` in a redacted report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<String>,
+    /// Further libraries the port loads SKILL.md with (its YAML parser), with their versions.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub libraries: BTreeMap<String, String>,
+}
+
+impl HelloFacts {
+    /// The facts of a hello reply.
+    pub fn of(hello: &crate::session::HelloReply) -> HelloFacts {
+        HelloFacts {
+            library_version: Some(hello.version.clone()),
+            runtime: Some(hello.runtime.clone()),
+            libraries: hello.libraries.clone(),
+        }
+    }
+}
+
 /// What the run knows about one port.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PortInfo {
     pub name: PortId,
     pub kind: PortKind,
-    /// The library version from the hello (`0.21.0`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub library_version: Option<String>,
-    /// The runtime from the hello (`CPython 3.11.7`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub runtime: Option<String>,
-    /// Further libraries the hello names, with their versions (the YAML parser); omitted when
-    /// empty.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub libraries: BTreeMap<String, String>,
+    /// What its hello said (nothing before the hello, or without one).
+    #[serde(flatten)]
+    pub hello: HelloFacts,
     pub status: PortStatus,
 }
 
@@ -113,9 +133,7 @@ impl PortInfo {
         PortInfo {
             kind: PortKind::of_name(&name),
             name,
-            library_version: None,
-            runtime: None,
-            libraries: BTreeMap::new(),
+            hello: HelloFacts::default(),
             status: PortStatus::Available,
         }
     }

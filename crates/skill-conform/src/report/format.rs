@@ -21,8 +21,8 @@ use serde_json::Value;
 use crate::case::CaseId;
 use crate::error::Error;
 use crate::judge::{
-    CaseInfo, Cluster, Evidence, ExpectationProblem, Note, PortId, PortKind, PortStatus,
-    RepeatInfo, Status,
+    CaseInfo, Cluster, Evidence, ExpectationProblem, HelloFacts, Note, PortId, PortKind,
+    PortStatus, RepeatInfo, Status,
 };
 
 /// The version of `report.json`'s shape.
@@ -73,15 +73,9 @@ pub struct Report {
 pub struct PortEntry {
     pub name: PortId,
     pub kind: PortKind,
-    /// The library version from the hello (`0.21.0`), or `[VERSION]`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub library_version: Option<String>,
-    /// The runtime from the hello (`CPython 3.11.7`), or `[VERSION]`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub runtime: Option<String>,
-    /// Further libraries the hello names (the YAML parser), with their versions.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub libraries: BTreeMap<String, String>,
+    /// What its hello said.
+    #[serde(flatten)]
+    pub hello: HelloFacts,
     /// Absent only for a port that has verdicts but no port record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<PortStatus>,
@@ -151,9 +145,7 @@ mod tests {
         let mut entry = PortEntry {
             name: "python".into(),
             kind: PortKind::Real,
-            library_version: None,
-            runtime: None,
-            libraries: BTreeMap::new(),
+            hello: HelloFacts::default(),
             status: Some(PortStatus::Available),
             totals: BTreeMap::new(),
             pinned: 0,
@@ -163,7 +155,10 @@ mod tests {
             .unwrap()
             .get("libraries")
             .is_none());
-        entry.libraries.insert("pyyaml".into(), "6.0.2".into());
+        entry
+            .hello
+            .libraries
+            .insert("pyyaml".into(), "6.0.2".into());
         let value = serde_json::to_value(&entry).unwrap();
         assert_eq!(value["libraries"]["pyyaml"], "6.0.2");
         assert_eq!(serde_json::from_value::<PortEntry>(value).unwrap(), entry);

@@ -106,7 +106,7 @@ pub fn of_model(model: &Model<'_>, redactor: &Redactor) -> Option<InteropScore> 
     let ports = model.ports.iter().filter_map(|port| {
         let info = results.ports.get(*port);
         is_scored(results.port_kind(port), info.map(|info| &info.status)).then(|| {
-            let version = info.and_then(|info| info.library_version.as_deref());
+            let version = info.and_then(|info| info.hello.library_version.as_deref());
             (*port, version.map(|version| redactor.version(version)))
         })
     });

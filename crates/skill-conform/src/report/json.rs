@@ -37,7 +37,7 @@ use skill_ref::canonical::to_canonical_string;
 use super::format::{PortEntry, Report, TrialEntry, FORMAT};
 use super::model::{trial_name, Model};
 use super::Redactor;
-use crate::judge::Results;
+use crate::judge::{HelloFacts, Results};
 
 /// `report.json` for `results`.
 pub fn render(results: &Results, redactor: &Redactor) -> String {
@@ -104,9 +104,13 @@ fn port_entry(model: &Model<'_>, port: &str, redactor: &Redactor) -> PortEntry {
     PortEntry {
         name: port.to_owned(),
         kind: info.map_or_else(|| results.port_kind(port), |info| info.kind),
-        library_version: info.and_then(|info| version(&info.library_version)),
-        runtime: info.and_then(|info| version(&info.runtime)),
-        libraries: info.map(|info| info.libraries.clone()).unwrap_or_default(),
+        hello: HelloFacts {
+            library_version: info.and_then(|info| version(&info.hello.library_version)),
+            runtime: info.and_then(|info| version(&info.hello.runtime)),
+            libraries: info
+                .map(|info| info.hello.libraries.clone())
+                .unwrap_or_default(),
+        },
         status: info.map(|info| info.status.clone()),
         totals: totals.by_status,
         pinned: totals.pinned,

@@ -32,7 +32,7 @@ impl From<&PortEntry> for PortFacts {
     fn from(entry: &PortEntry) -> PortFacts {
         PortFacts {
             status: entry.status.clone(),
-            version: entry.library_version.clone(),
+            version: entry.hello.library_version.clone(),
             pinned: entry.pinned,
             pinned_pass: entry.pinned_pass,
             kind: entry.kind,

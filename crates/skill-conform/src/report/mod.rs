@@ -1,4 +1,4 @@
-//! Stage 7 — report: render a run's [`Results`] for people and machines. Nothing here runs an
+//! Report: render a run's [`Results`] for people and machines. Nothing here runs an
 //! adapter or judges anything; every renderer is a pure function of the results and a
 //! [`Redactor`].
 //!

@@ -199,10 +199,10 @@ pub fn count_list(totals: &Totals) -> String {
 /// A port's hello data on one line: `version 0.21.0, runtime CPython 3.11.7` (possibly empty).
 pub fn port_versions(info: &PortInfo, redactor: &Redactor) -> String {
     let mut parts = Vec::new();
-    if let Some(version) = &info.library_version {
+    if let Some(version) = &info.hello.library_version {
         parts.push(format!("version {}", redactor.version(version)));
     }
-    if let Some(runtime) = &info.runtime {
+    if let Some(runtime) = &info.hello.runtime {
         parts.push(format!("runtime {}", redactor.version(runtime)));
     }
     parts.join(", ")

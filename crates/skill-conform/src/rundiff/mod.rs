@@ -159,7 +159,7 @@ fn version_of(report: &Report, port: &str) -> String {
     report
         .ports
         .get(port)
-        .and_then(|entry| entry.library_version.clone())
+        .and_then(|entry| entry.hello.library_version.clone())
         .unwrap_or_else(|| "-".to_owned())
 }
 

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use super::*;
-use crate::judge::{CaseInfo, Evidence, PortKind, PortStatus};
+use crate::judge::{CaseInfo, Evidence, HelloFacts, PortKind, PortStatus};
 use crate::report::format::{PortEntry, TrialEntry, FORMAT};
 
 fn id(text: &str) -> CaseId {
@@ -31,9 +31,10 @@ fn report(version: &str, cases: &[(&str, bool, Option<&str>, Status)]) -> Report
         let entry = PortEntry {
             name: port.into(),
             kind,
-            library_version: Some(version.into()),
-            runtime: None,
-            libraries: BTreeMap::new(),
+            hello: HelloFacts {
+                library_version: Some(version.into()),
+                ..HelloFacts::default()
+            },
             status: Some(PortStatus::Available),
             totals: BTreeMap::new(),
             pinned: 0,

@@ -1,4 +1,4 @@
-//! Stage 3, sessions: one long-lived adapter process per port, spoken to in JSON lines.
+//! Sessions: one long-lived adapter process per port, spoken to in JSON lines.
 //!
 //! A [`Session`] starts the adapter ([`AdapterCommand`]) in its own process group, does the
 //! `hello` handshake, and then answers [`Session::run`] with the reply as a
