@@ -332,7 +332,7 @@ fn each_port_job_reports_and_the_merge_job_builds_one_matrix() {
     }
     let rows = matrix
         .lines()
-        .filter(|l| l.ends_with(&format!(" | {pinned}/{pinned} |")))
+        .filter(|l| l.contains(&format!(" | {pinned}/{pinned} |")))
         .count();
     assert_eq!(rows, ports.len() + 1, "{matrix}");
 }

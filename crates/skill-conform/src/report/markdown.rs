@@ -53,21 +53,7 @@ pub fn render_model(model: &Model<'_>, redactor: &Redactor) -> String {
             out.push_str(&item(trial, redactor));
         }
     }
-    if !model.troubled_ports.is_empty() {
-        heading(&mut out, "Unavailable and broken ports");
-        for info in &model.troubled_ports {
-            let lines = port_trouble_lines(info, redactor);
-            let (first, rest) = lines.split_first().map_or(("", &[][..]), |(f, r)| (f, r));
-            let _ = writeln!(out, "- **{}** {first}", info.name);
-            if !rest.is_empty() {
-                let rest: Vec<&str> = rest
-                    .iter()
-                    .map(|line| line.strip_prefix("  ").unwrap_or(line))
-                    .collect();
-                out.push_str(&details_block("details", &format!("{}\n", rest.join("\n"))));
-            }
-        }
-    }
+    troubled_ports(&mut out, model, redactor);
     let expectation_errors = &model.results.expectation_errors;
     if !expectation_errors.is_empty() {
         heading(
@@ -106,6 +92,25 @@ pub fn render_model(model: &Model<'_>, redactor: &Redactor) -> String {
         }
     }
     out
+}
+
+/// The "Unavailable and broken ports" section: each port's first trouble line, the rest folded.
+fn troubled_ports(out: &mut String, model: &Model<'_>, redactor: &Redactor) {
+    if !model.troubled_ports.is_empty() {
+        heading(out, "Unavailable and broken ports");
+        for info in &model.troubled_ports {
+            let lines = port_trouble_lines(info, redactor);
+            let (first, rest) = lines.split_first().map_or(("", &[][..]), |(f, r)| (f, r));
+            let _ = writeln!(out, "- **{}** {first}", info.name);
+            if !rest.is_empty() {
+                let rest: Vec<&str> = rest
+                    .iter()
+                    .map(|line| line.strip_prefix("  ").unwrap_or(line))
+                    .collect();
+                out.push_str(&details_block("details", &format!("{}\n", rest.join("\n"))));
+            }
+        }
+    }
 }
 
 /// `**python** 62/64 · **golang** 64/64 pinned cases pass; unavailable: java; broken: elixir.`

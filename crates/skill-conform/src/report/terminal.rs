@@ -28,20 +28,19 @@ pub fn render(results: &Results, redactor: &Redactor, options: Options) -> Strin
     render_model(&Model::new(results), redactor, options)
 }
 
+/// The matrix, with the interop score (if any) under its title line.
+fn matrix_with_score(model: &Model<'_>, redactor: &Redactor, options: Options) -> String {
+    let matrix = matrix(model, options);
+    let score = super::interop::of_model(model, redactor);
+    match (score, matrix.split_once('\n')) {
+        (Some(score), Some((title, rest))) => format!("{title}\n{}\n{rest}", score.line()),
+        _ => matrix,
+    }
+}
+
 /// The whole terminal report from a prepared model.
 pub fn render_model(model: &Model<'_>, redactor: &Redactor, options: Options) -> String {
-    let mut out = String::new();
-    let matrix = matrix(model, options);
-    match super::interop::of_model(model, redactor) {
-        // The score goes under the matrix's title line.
-        Some(score) => match matrix.split_once('\n') {
-            Some((title, rest)) => {
-                let _ = write!(out, "{title}\n{}\n{rest}", score.line());
-            }
-            None => out.push_str(&matrix),
-        },
-        None => out.push_str(&matrix),
-    }
+    let mut out = matrix_with_score(model, redactor, options);
     out.push('\n');
     out.push_str(&totals(model, redactor));
     section(
