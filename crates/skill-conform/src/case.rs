@@ -6,7 +6,7 @@
 //! ```toml
 //! summary = "one line: what the case pins"      # required
 //! pinned = true                                 # required
-//! rules = ["§4", "A16"]                         # required, non-empty
+//! rules = ["TN-YAML-7", "TN-RESC-1"]           # required, non-empty: CONTRACT.md rule ids
 //! roots = ["skills"]                            # default ["skills"]
 //! sample_limit = 0                              # default 0
 //! filter = { a = true }                         # default {}
@@ -239,7 +239,7 @@ fn field_hint(field: &str) -> &'static str {
     match field {
         "summary" => "`summary = \"one line saying what the case pins\"`",
         "pinned" => "`pinned = true` or `pinned = false`",
-        "rules" => "`rules = [\"§4\"]`: a non-empty list naming contract sections or addenda",
+        "rules" => "`rules = [\"TN-YAML-7\"]`: a non-empty list of rule ids from crates/skill-ref/CONTRACT.md",
         "roots" => "`roots = [\"skills\"]`: plain relative paths inside the case, no `..`",
         "sample_limit" => "`sample_limit = 0`: an integer (0 = default 10, -1 = no sample)",
         "filter" => "`filter = { name = true }`: skill names mapped to booleans",
@@ -706,7 +706,7 @@ impl CaseSelector {
 mod tests {
     use super::*;
 
-    const MINIMAL: &str = "summary = \"s\"\npinned = true\nrules = [\"§4\"]\n";
+    const MINIMAL: &str = "summary = \"s\"\npinned = true\nrules = [\"TN-YAML-7\"]\n";
 
     fn parse(text: &str) -> Result<CaseSpec, CaseError> {
         CaseSpec::parse(
@@ -757,7 +757,7 @@ mod tests {
     #[test]
     fn unknown_field_names_file_line_and_guess() {
         assert_eq!(
-            error("summary = \"s\"\npinnedd = true\nrules = [\"§4\"]\n"),
+            error("summary = \"s\"\npinnedd = true\nrules = [\"TN-YAML-7\"]\n"),
             "error reading `conformance-fixtures/g/c/case.toml`: line 2: unknown field `pinnedd`, \
              expected one of `compare`, `filter`, `links`, `load`, `pinned`, `renames`, `roots`, \
              `rules`, `sample_limit`, `summary`, `unreadable`, `writing_tool` \
@@ -768,7 +768,7 @@ mod tests {
     #[test]
     fn missing_field_says_what_to_add() {
         assert_eq!(
-            error("summary = \"s\"\nrules = [\"§4\"]\n"),
+            error("summary = \"s\"\nrules = [\"TN-YAML-7\"]\n"),
             "error reading `conformance-fixtures/g/c/case.toml`: missing field `pinned` \
              (hint: add `pinned = true` or `pinned = false`)"
         );

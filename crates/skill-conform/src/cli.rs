@@ -51,11 +51,23 @@ pub enum Command {
     /// Compare two runs (report.json files or report folders): regressions, fixes, moved specs,
     /// changed expectations, cases and port versions. Exit 1 on a regression.
     Diff(DiffArgs),
+    /// Explain one case: its summary, the rules it tests (with their text), the fixture tree
+    /// with its bytes made visible, and the golden.
+    Explain(ExplainArgs),
     /// Print the JSON Schema of the adapter protocol (committed as adapters/protocol.schema.json).
     ProtocolSchema,
     /// Restrict writes (and TCP) with Landlock, then execute PROGRAM (the runner's exec step).
     #[command(hide = true)]
     Isolate(crate::isolate::IsolateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The case id, `GROUP/CASE` (e.g. `frontmatter/colon-space`).
+    #[arg(value_name = "CASE")]
+    pub case: String,
+    #[command(flatten)]
+    pub repo: RepoArgs,
 }
 
 #[derive(Debug, Args)]
@@ -269,6 +281,7 @@ pub fn main() -> std::process::ExitCode {
             })
         }
         Command::Diff(args) => cmd_diff(args),
+        Command::Explain(args) => cmd_explain(args),
         Command::ProtocolSchema => {
             print!(
                 "{}",
@@ -316,6 +329,12 @@ fn cmd_ref(args: RefArgs) -> Result<ExitCode, Error> {
     std::io::stdout()
         .write_all(text.as_bytes())
         .map_err(|e| Error::io("writing stdout", e))?;
+    Ok(ExitCode::Ok)
+}
+
+fn cmd_explain(args: ExplainArgs) -> Result<ExitCode, Error> {
+    let layout = check_repo(&args.repo.repo)?;
+    print!("{}", crate::explain::explain(&layout, &args.case)?);
     Ok(ExitCode::Ok)
 }
 

@@ -20,6 +20,7 @@
 //! | [`cli`]       | the command line: clap arguments to each command's options            |
 //! | [`error`]     | usage and port-trouble errors, the exit codes and their precedence    |
 //! | [`case`]      | fixture discovery, `case.toml`, case ids and the one case-glob builder |
+//! | [`explain`]   | `skill-conform explain CASE`: summary, rules with their text, bytes, golden |
 //! | [`goldens`]   | the committed goldens: layout, `--check`, `--write`                   |
 //! | [`goldens_review`] | `goldens --write`'s grouped impact and the revision-bump refusal   |
 //! | `reference`   | the reference loader run over a case (and its hello)                  |
@@ -54,6 +55,7 @@ pub mod compare;
 pub mod corpus;
 pub mod corpus_gen;
 pub mod error;
+pub mod explain;
 pub mod goldens;
 pub mod goldens_review;
 pub mod interrupt;

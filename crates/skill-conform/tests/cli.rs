@@ -213,3 +213,44 @@ fn a_stale_expectation_fails_the_run_and_is_in_every_report() {
         "{junit}"
     );
 }
+
+#[test]
+fn explain_shows_the_rules_the_bytes_and_the_golden() {
+    let out = skill_conform(&["explain", "frontmatter/colon-space"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let rule = skill_ref::rules::lookup("TN-RESC-2").unwrap();
+    assert!(stdout.contains(&format!("rule: {rule}\n")), "{stdout}");
+    assert!(
+        stdout.contains("  skills/colon-space/SKILL.md ("),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("golden (goldens/frontmatter/colon-space.json):"),
+        "{stdout}"
+    );
+    let out = skill_conform(&["explain", "frontmatter/colon-spaces"]);
+    assert_usage_error(&out, "did you mean `frontmatter/colon-space`?");
+}
+
+#[test]
+fn a_failing_pinned_case_names_its_rules_with_their_text() {
+    let exe = env!("CARGO_BIN_EXE_skill-conform");
+    let adapter = format!("wrong={exe} adapter --reference --mutant rescue-keeps-quotes");
+    let reports = tempfile::tempdir().unwrap();
+    let out = skill_conform(&[
+        "run",
+        "--adapter",
+        &adapter,
+        "--case",
+        "frontmatter/rescue-quoted",
+        "--report-dir",
+        reports.path().to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let rule = skill_ref::rules::lookup("TN-RESC-2").unwrap();
+    assert!(stdout.contains(&format!("rule: {rule}\n")), "{stdout}");
+    let summary = std::fs::read_to_string(reports.path().join("summary.md")).unwrap();
+    assert!(summary.contains(&format!("rule: {rule}\n")), "{summary}");
+}

@@ -134,7 +134,7 @@ fn port_info(name: &str, version: &str, runtime: &str) -> PortInfo {
 fn case_info(pinned: bool) -> CaseInfo {
     CaseInfo {
         pinned,
-        rules: vec!["§4".into()],
+        rules: vec!["TN-YAML-7".into()],
         golden_sha256: None,
     }
 }
@@ -280,6 +280,7 @@ fn one_details_block_per_status() {
             port: "python",
             case: &case,
             pinned: results.is_pinned(&case),
+            rules: results.rules(&case),
             verdict: results.verdict("python", &case).unwrap(),
         };
         out.push_str(&format!("=== {status}\n"));

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Why a candidate `SKILL.md` did not become a skill. The four reasons of contract §1, exactly.
+/// Why a candidate `SKILL.md` did not become a skill: the four reasons of `CONTRACT.md`, exactly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]

@@ -191,7 +191,7 @@ mod tests {
             case.clone(),
             CaseInfo {
                 pinned: false,
-                rules: vec!["§4".into()],
+                rules: vec!["TN-YAML-7".into()],
                 golden_sha256: None,
             },
         );

@@ -512,7 +512,7 @@ mod tests {
             id("g/pinned"),
             CaseInfo {
                 pinned: true,
-                rules: vec!["§1".into()],
+                rules: vec!["TN-DISC-1".into()],
                 golden_sha256: None,
             },
         );
@@ -520,7 +520,7 @@ mod tests {
             id("g/hazard"),
             CaseInfo {
                 pinned: false,
-                rules: vec!["§1".into()],
+                rules: vec!["TN-DISC-1".into()],
                 golden_sha256: None,
             },
         );

@@ -143,7 +143,7 @@ impl PortInfo {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct CaseInfo {
     pub pinned: bool,
-    /// The contract sections or addenda it pins (`§4`, `A15`).
+    /// The contract rule ids it tests (`TN-YAML-7`; see `crates/skill-ref/CONTRACT.md`).
     pub rules: Vec<String>,
     /// SHA-256 of the committed golden the run compared against (hex), so `skill-conform diff`
     /// can tell a moved spec from a regression; absent in older reports.
@@ -213,6 +213,13 @@ impl Results {
     /// Whether the case is pinned (`false` for a case that was never added).
     pub fn is_pinned(&self, case: &CaseId) -> bool {
         self.cases.get(case).is_some_and(|info| info.pinned)
+    }
+
+    /// The rule ids the case tests (none for a case that was never added).
+    pub fn rules(&self, case: &CaseId) -> &[String] {
+        self.cases
+            .get(case)
+            .map_or(&[], |info| info.rules.as_slice())
     }
 
     /// The kind of a port: from its [`PortInfo`], else from its name.

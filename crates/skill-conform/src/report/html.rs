@@ -199,6 +199,7 @@ fn cell(model: &Model<'_>, port: &str, case: &crate::case::CaseId, redactor: &Re
         port,
         case,
         pinned: model.is_pinned(case),
+        rules: model.rules(case),
         verdict,
     };
     format!(

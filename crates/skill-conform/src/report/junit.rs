@@ -60,6 +60,7 @@ pub fn render_model(
                 port,
                 case,
                 pinned: model.is_pinned(case),
+                rules: model.rules(case),
                 verdict,
             };
             let mut testcase = test_case(&trial, redactor);

@@ -190,13 +190,13 @@ mod tests {
     #[test]
     fn paths_longest_first_and_in_keys() {
         let redactor = Redactor::none()
-            .repo("/work/repo/")
-            .sandbox("/work/repo/target/tmp");
+            .repo("/srv/repo/")
+            .sandbox("/srv/repo/target/tmp");
         assert_eq!(
-            redactor.text("/work/repo/target/tmp/c/x and /work/repo/a"),
+            redactor.text("/srv/repo/target/tmp/c/x and /srv/repo/a"),
             "[SANDBOX]/c/x and [REPO]/a"
         );
-        let value = json!({"/work/repo/k": ["/work/repo/target/tmp"], "durationMs": 5});
+        let value = json!({"/srv/repo/k": ["/srv/repo/target/tmp"], "durationMs": 5});
         assert_eq!(
             redactor.json(&value),
             json!({"[REPO]/k": ["[SANDBOX]"], "durationMs": 5})

@@ -43,6 +43,8 @@ pub struct Trial<'r> {
     pub port: &'r str,
     pub case: &'r CaseId,
     pub pinned: bool,
+    /// The contract rule ids the case tests (its `case.toml` `rules`).
+    pub rules: &'r [String],
     pub verdict: &'r Verdict,
 }
 
@@ -112,6 +114,7 @@ impl<'r> Model<'r> {
                     port,
                     case,
                     pinned,
+                    rules: results.rules(case),
                     verdict,
                 };
                 let status = verdict.status;
@@ -162,6 +165,11 @@ impl<'r> Model<'r> {
 
     pub fn is_pinned(&self, case: &CaseId) -> bool {
         self.results.is_pinned(case)
+    }
+
+    /// The rule ids the case tests.
+    pub fn rules(&self, case: &CaseId) -> &[String] {
+        self.results.rules(case)
     }
 
     /// The cell text for (port, case).
@@ -303,6 +311,11 @@ pub fn trial_details(trial: &Trial<'_>, redactor: &Redactor) -> String {
             " (unpinned case)"
         }
     );
+    if !matches!(trial.status(), Status::Pass) {
+        for line in crate::explain::rule_lines(trial.rules) {
+            let _ = writeln!(out, "{line}");
+        }
+    }
     if let Some(ms) = evidence.duration_ms {
         let _ = writeln!(out, "duration: {}", redactor.duration_ms(ms));
     }
