@@ -73,7 +73,7 @@ fn find_case(layout: &Layout, id: &str) -> Result<CaseSpec, Error> {
         format!("; did you mean `{best}`?")
     });
     Err(Error::Usage(format!(
-        "no case `{id}` under `{}` (hint: `skill-conform run -- --list` lists every case{hint})",
+        "no case `{id}` under `{}` (hint: goldens/TABLE.md lists every case{hint})",
         layout.fixtures.display()
     )))
 }
