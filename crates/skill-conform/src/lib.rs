@@ -21,6 +21,7 @@
 //! | [`error`]     | usage and port-trouble errors, the exit codes and their precedence    |
 //! | [`case`]      | fixture discovery, `case.toml`, case ids and the one case-glob builder |
 //! | [`goldens`]   | the committed goldens: layout, `--check`, `--write`                   |
+//! | [`guard`]     | the repository digest before and after a run: `tampered`              |
 //! | `reference`   | the reference loader run over a case (and its hello)                  |
 //! | [`mutants`]   | deliberately wrong reference variants, each killed by some case       |
 //! | [`plan`]      | stage 1: the validated [`plan::Plan`] and each case's request          |
@@ -47,6 +48,7 @@ pub mod corpus;
 pub mod corpus_gen;
 pub mod error;
 pub mod goldens;
+pub mod guard;
 pub mod interrupt;
 pub mod isolate;
 pub mod judge;

@@ -147,8 +147,10 @@ pub fn run(options: RunOptions) -> Result<ExitCode, Error> {
         return Ok(ExitCode::Ok);
     }
     announce_seed(&plan.repeat);
+    let guard = crate::guard::RepositoryGuard::take(&plan.repo)?;
     let observed = observe_ports(&plan)?;
-    let results = judge_all(&plan, &observed);
+    let mut results = judge_all(&plan, &observed);
+    results.tampered = guard.changes();
     report_all(&plan, &results, &observed)?;
     // The adapters exited while the verdicts were judged and reported; wait for them now.
     drop(observed);
@@ -358,7 +360,9 @@ fn report_all(plan: &Plan, results: &Results, observed: &Observations) -> Result
     let layout = crate::goldens::Layout::under(&plan.repo);
     crate::writing_tool::append_section(&report_dir.join("summary.md"), &layout, &specs)?;
     println!("reports written to {}", report_dir.display());
-    if plan.reports.write_expected {
+    if plan.reports.write_expected && !results.tampered.is_empty() {
+        eprintln!("skill-conform: not drafting expected.toml: the run is tampered");
+    } else if plan.reports.write_expected {
         write_expected(plan, results, observed)?;
     }
     Ok(())
@@ -504,6 +508,17 @@ fn judge_case(
                     ..Evidence::default()
                 },
             },
+            Observed::SandboxModified(changes) => Verdict {
+                status: Status::SandboxModified,
+                evidence: Evidence {
+                    reason: Some(format!(
+                        "the adapter modified its sandbox, which it may only read:\n{}",
+                        changes.join("\n")
+                    )),
+                    repro: judge::repro_command(name, id),
+                    ..Evidence::default()
+                },
+            },
             observed => judge_observed(name, case, observed, expected, observation),
         })
         .collect();
@@ -561,7 +576,9 @@ fn judge_observed(
             None,
             None,
         ),
-        Observed::SandboxFailed(_) => unreachable!("handled by the caller"),
+        Observed::SandboxFailed(_) | Observed::SandboxModified(_) => {
+            unreachable!("handled by the caller")
+        }
     };
     judge_trial(TrialInput {
         port,

@@ -149,6 +149,11 @@ pub struct Results {
     pub repeat: Option<RepeatInfo>,
     /// Problems with the ports' `expected.toml` files; each fails the run (exit 1).
     pub expectation_errors: Vec<ExpectationProblem>,
+    /// Guarded files that changed during the run (`changed PATH`, `added PATH`, `removed
+    /// PATH`, sorted); any makes the run `tampered` (exit 3).
+    pub tampered: Vec<String>,
+    /// The signal that cut the run short; the verdicts are what was judged before it.
+    pub interrupted: Option<crate::interrupt::Interruption>,
 }
 
 /// One problem with a port's `expected.toml`, as the reports show it.

@@ -61,6 +61,14 @@ pub struct Report {
     /// Problems with the ports' `expected.toml` files; each fails the run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expectation_errors: Vec<ExpectationProblem>,
+    /// Guarded files (fixtures, goldens, `expected.toml`) that changed during the run, one
+    /// `changed|added|removed PATH` line each: the run is `tampered` (exit 3).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tampered: Vec<String>,
+    /// `SIGINT` or `SIGTERM` when the run was interrupted: the verdicts are what was judged
+    /// before it (exit 130 or 143).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<String>,
 }
 
 /// One port of the run: what its hello said, whether it could run, and its verdict counts.

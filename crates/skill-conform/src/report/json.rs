@@ -20,6 +20,8 @@
 //!                "uncompared-fields" } } }          (only with `run --repeat N`, N > 1)
 //!   "expectationErrors"?: [ { "port", "message" } ]  (only when an expected.toml has a problem;
 //!                                                    each fails the run)
+//!   "tampered"?: [ "changed|added|removed PATH" ]     (guarded files changed: exit 3)
+//!   "interrupted"?: "SIGINT" | "SIGTERM"              (the run was cut short: exit 130/143)
 //! }
 //! ```
 //!
@@ -90,6 +92,8 @@ pub fn report(model: &Model<'_>, redactor: &Redactor) -> Report {
         notes: model.notes.clone(),
         repeat: results.repeat.clone(),
         expectation_errors: results.expectation_errors.clone(),
+        tampered: results.tampered.clone(),
+        interrupted: results.interrupted.map(|i| i.name().to_owned()),
     }
 }
 
