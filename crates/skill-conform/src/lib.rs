@@ -30,6 +30,7 @@
 //! | [`sandbox`]   | each case's fixture copy (links, renames, unreadable files)           |
 //! | [`session`]   | one adapter process: protocol, timeouts, faults, process group        |
 //! | `observe`     | stage 2: start a port, run its cases in sessions, collect replies     |
+//! | `partial`     | the results judged so far, reported on SIGINT/SIGTERM                 |
 //! | `normalize`   | replies to their compared form (roots as `{rootN}`, sorted inventory) |
 //! | [`compare`]   | golden vs reply: mismatches and their rendering                       |
 //! | [`judge`]     | stage 3: verdicts, statuses, `expected.toml`, clusters, exit code     |
@@ -55,6 +56,7 @@ pub mod judge;
 pub mod mutants;
 mod normalize;
 mod observe;
+mod partial;
 pub mod plan;
 pub mod port;
 mod reference;

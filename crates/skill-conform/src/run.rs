@@ -148,13 +148,27 @@ pub fn run(options: RunOptions) -> Result<ExitCode, Error> {
     }
     announce_seed(&plan.repeat);
     let guard = crate::guard::RepositoryGuard::take(&plan.repo)?;
+    arm_interruption(&plan);
     let observed = observe_ports(&plan)?;
     let mut results = judge_all(&plan, &observed);
     results.tampered = guard.changes();
     report_all(&plan, &results, &observed)?;
+    crate::partial::disarm();
     // The adapters exited while the verdicts were judged and reported; wait for them now.
     drop(observed);
     Ok(judge::exit_code(&results, &plan.required))
+}
+
+/// From now on SIGINT/SIGTERM write the reports with the verdicts judged so far (each port's
+/// once it has run), marked `interrupted`.
+fn arm_interruption(plan: &Plan) {
+    let mut results = Results::new();
+    for case in &plan.cases {
+        results.add_case(case.spec.id.clone(), CaseInfo::from(&case.spec));
+    }
+    results.expectation_errors = plan.expectation_errors.clone();
+    let (dir, repo) = (plan.reports.dir.clone(), plan.repo.clone());
+    crate::partial::arm(results, dir, repo);
 }
 
 /// `--list`: every trial the plan has, started by nothing.
@@ -189,7 +203,8 @@ struct Observations {
     cases: Vec<PlannedCase>,
     /// Each port's observation with the global indices of the cases it ran.
     ports: Vec<(PortObservation, Vec<usize>)>,
-    _home: tempfile::TempDir,
+    /// The temporary HOME, registered for removal on SIGINT/SIGTERM.
+    _home: (crate::interrupt::DirGuard, tempfile::TempDir),
 }
 
 /// One port's share of the plan: its chosen cases and its pass orders, in its own indices.
@@ -228,6 +243,7 @@ type PlanReceiver = std::sync::mpsc::Receiver<Option<std::sync::Arc<Vec<PlannedC
 fn observe_ports(plan: &Plan) -> Result<Observations, Error> {
     let (home, home_dir) = crate::sandbox::plain_tempdir("skill-conform-home-")
         .map_err(|e| Error::Usage(e.to_string()))?;
+    let home_interrupt = crate::interrupt::register_dir(&home_dir);
     let (planned, runs): (Result<Vec<PlannedCase>, Error>, Vec<PortRun>) =
         std::thread::scope(|scope| {
             let mut senders = Vec::new();
@@ -269,7 +285,7 @@ fn observe_ports(plan: &Plan) -> Result<Observations, Error> {
         _closing: closing,
         cases,
         ports,
-        _home: home,
+        _home: (home_interrupt, home),
     })
 }
 
@@ -302,6 +318,10 @@ fn observe_port(
         let started = starter.join().expect("starting a port does not panic");
         let (observation, closing) =
             run_started_with(started, &owned, &share.passes, &plan.observe, sandboxes);
+        let judged: Vec<&PlannedCase> = owned.iter().collect();
+        crate::partial::update(|partial| {
+            judge_port(partial, &observation, &judged, &port.expected);
+        });
         Some((observation, chosen, closing))
     })
 }

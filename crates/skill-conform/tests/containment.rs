@@ -205,3 +205,83 @@ fn an_adapter_that_writes_into_another_ports_sandboxes_fails_that_port() {
     assert!(tampered(&report).is_empty());
     scene.assert_clean_tmp();
 }
+
+/// Whether `pid` is a live process (a zombie awaiting its reaper counts as gone).
+fn alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| stat.rsplit(") ").next().map(|rest| !rest.starts_with('Z')))
+        .unwrap_or(false)
+}
+
+/// Waits up to `secs` for `path` to exist.
+fn wait_for(path: &Path, secs: u64) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while !path.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Interrupts a run whose adapter `hung` never answers its hello (and has a child of its own)
+/// with `signal`, after the reference has run; checks the exit code, the partial reports and
+/// that nothing is left.
+fn interrupt_mid_run(signal: &str, code: i32, name: &str) {
+    let scene = Scene::new();
+    let root = scene.repo.parent().unwrap().to_owned();
+    let hung = scene.script(
+        "hung-adapter.sh",
+        &format!(
+            "sleep 1000 &\necho $! > {root}/child.pid\necho $$ > {root}/adapter.pid\nexec sleep 1000\n",
+            root = root.display()
+        ),
+    );
+    let before = skill_conform::tamper::digest_repository(&scene.repo).unwrap();
+    let mut command = Command::new(BIN);
+    command
+        .args(["run", "--repo"])
+        .arg(&scene.repo)
+        .arg("--report-dir")
+        .arg(&scene.reports)
+        .args(["--case", CASES, "--port", "reference", "--adapter"])
+        .arg(format!("hung={}", hung.display()))
+        .env("TMPDIR", &scene.tmp)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    let run = command.spawn().unwrap();
+    wait_for(&root.join("child.pid"), 30);
+    // The reference's three cases take a fraction of a second once started.
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let sent = Command::new("kill")
+        .args([signal, &run.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let out = run.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "{stderr}");
+    let report = scene.report();
+    assert_eq!(report["interrupted"], name, "{report}");
+    assert_eq!(report["trials"]["reference"].as_object().unwrap().len(), 3);
+    for pid_file in ["adapter.pid", "child.pid"] {
+        let pid = std::fs::read_to_string(root.join(pid_file)).unwrap();
+        assert!(!alive(pid.trim()), "{pid_file} {pid} still runs");
+    }
+    scene.assert_clean_tmp();
+    let after = skill_conform::tamper::digest_repository(&scene.repo).unwrap();
+    assert!(before.diff(&after).is_empty());
+}
+
+#[test]
+fn sigint_mid_run_kills_the_hung_adapter_and_writes_partial_reports() {
+    interrupt_mid_run("-INT", 130, "SIGINT");
+}
+
+#[test]
+fn sigterm_mid_run_kills_the_hung_adapter_and_writes_partial_reports() {
+    interrupt_mid_run("-TERM", 143, "SIGTERM");
+}
