@@ -27,6 +27,7 @@
 //! | [`plan`]      | stage 1: the validated [`plan::Plan`] and each case's request          |
 //! | [`port`]      | `adapters/ports.toml`, port requests as given, resolving and set-up   |
 //! | `bounded`     | probes and set-up in their own process group under a named timeout    |
+//! | [`confine`]   | adapters started in their own directory, write-restricted (Landlock)  |
 //! | [`sandbox`]   | each case's fixture copy (links, renames, unreadable files)           |
 //! | [`session`]   | one adapter process: protocol, timeouts, faults, process group        |
 //! | `observe`     | stage 2: start a port, run its cases in sessions, collect replies     |
@@ -45,6 +46,7 @@ mod bounded;
 pub mod case;
 pub mod cli;
 pub mod compare;
+pub mod confine;
 pub mod corpus;
 pub mod corpus_gen;
 pub mod error;

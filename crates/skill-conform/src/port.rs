@@ -241,6 +241,17 @@ pub fn work_dir(home: &Path, port: &str) -> PathBuf {
     dir
 }
 
+/// `command` started in the port's [`work_dir`], confined ([`crate::confine::confine`]).
+fn confined(
+    command: AdapterCommand,
+    home: &Path,
+    port: &str,
+    cache: Option<PathBuf>,
+) -> AdapterCommand {
+    let dir = work_dir(home, port);
+    crate::confine::confine(command.cwd(dir.clone()), &dir, home, cache)
+}
+
 /// A `--adapter` command line with a relative program path (`./serve`, `bin/serve`) resolved
 /// against the directory skill-conform was started from; a bare name stays a `PATH` lookup.
 fn resolve_program(argv: &[String]) -> Vec<String> {
@@ -267,9 +278,13 @@ pub fn resolve(
         PortRequest::Command { name, argv } => {
             return Resolved::Ready {
                 name: name.clone(),
-                command: AdapterCommand::new(resolve_program(argv))
-                    .cwd(work_dir(home, name))
-                    .envs(adapter_env(repo, name, None, home)),
+                command: confined(
+                    AdapterCommand::new(resolve_program(argv))
+                        .envs(adapter_env(repo, name, None, home)),
+                    home,
+                    name,
+                    None,
+                ),
                 asked: argv.join(" "),
                 tested: true,
             }
@@ -286,9 +301,13 @@ pub fn resolve(
             .unwrap_or_else(|_| "skill-conform".to_owned());
         return Resolved::Ready {
             name: name.clone(),
-            command: AdapterCommand::new(vec![exe, "adapter".into(), "--reference".into()])
-                .cwd(work_dir(home, name))
-                .envs(adapter_env(repo, name, None, home)),
+            command: confined(
+                AdapterCommand::new(vec![exe, "adapter".into(), "--reference".into()])
+                    .envs(adapter_env(repo, name, None, home)),
+                home,
+                name,
+                None,
+            ),
             asked: skill_ref::CONTRACT_REVISION.to_owned(),
             tested: true,
         };
@@ -328,9 +347,12 @@ pub fn resolve(
         .collect();
     Resolved::Ready {
         name: name.clone(),
-        command: AdapterCommand::new(argv)
-            .cwd(work_dir(home, name))
-            .envs(adapter_env(repo, name, Some(spec), home)),
+        command: confined(
+            AdapterCommand::new(argv).envs(adapter_env(repo, name, Some(spec), home)),
+            home,
+            name,
+            Some(repo.join("adapters").join(name.as_str()).join(".cache")),
+        ),
         asked,
         tested: spec.tested,
     }

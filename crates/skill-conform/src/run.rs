@@ -449,6 +449,7 @@ fn judge_port(
     let name = observation.name.as_str();
     let mut info = PortInfo::available(name);
     if let Some(hello) = &observation.hello {
+        info.isolation = Some(crate::confine::level());
         info.library_version = Some(hello.version.clone());
         info.runtime = Some(hello.runtime.clone());
         info.libraries = hello.libraries.clone();

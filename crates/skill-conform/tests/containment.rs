@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
+use skill_conform::confine::NO_ISOLATION_ENV;
+use skill_conform::isolate::Isolation;
 
 const BIN: &str = env!("CARGO_BIN_EXE_skill-conform");
 
@@ -52,8 +54,18 @@ impl Scene {
         path
     }
 
+    /// Runs the ports with isolation off (detection alone), as where Landlock is unavailable.
     fn run(&self, ports: &[&str]) -> Output {
+        self.run_with(ports, false)
+    }
+
+    fn run_with(&self, ports: &[&str], isolated: bool) -> Output {
         let mut command = Command::new(BIN);
+        if isolated {
+            command.env_remove(NO_ISOLATION_ENV);
+        } else {
+            command.env(NO_ISOLATION_ENV, "1");
+        }
         command
             .args(["run", "--repo"])
             .arg(&self.repo)
@@ -107,11 +119,10 @@ fn tampered(report: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-#[test]
-fn an_adapter_that_edits_the_repository_makes_the_run_tampered() {
-    let scene = Scene::new();
+/// An adapter that appends to a golden and a fixture and drops a file in the goldens.
+fn repository_editor(scene: &Scene) -> PathBuf {
     let repo = scene.repo.display();
-    let evil = scene.script(
+    scene.script(
         "evil-adapter.sh",
         &format!(
             "printf x >> {repo}/goldens/frontmatter/block-folded.json\n\
@@ -119,10 +130,17 @@ fn an_adapter_that_edits_the_repository_makes_the_run_tampered() {
              printf x > {repo}/goldens/dropped\n\
              exec {BIN} adapter --reference\n"
         ),
-    );
+    )
+}
+
+#[test]
+fn an_adapter_that_edits_the_repository_makes_the_run_tampered() {
+    let scene = Scene::new();
+    let evil = repository_editor(&scene);
     let out = scene.run(&["--adapter", &format!("evil={}", evil.display())]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(3), "{stdout}");
+    assert_eq!(scene.report()["ports"]["evil"]["isolation"], "none");
     assert_eq!(
         tampered(&scene.report()),
         [
@@ -135,6 +153,26 @@ fn an_adapter_that_edits_the_repository_makes_the_run_tampered() {
         stdout.contains("tampered: guarded files changed"),
         "{stdout}"
     );
+    scene.assert_clean_tmp();
+}
+
+#[test]
+fn with_landlock_the_adapters_writes_to_the_repository_are_denied() {
+    let level = skill_conform::confine::level();
+    let scene = Scene::new();
+    let before = skill_conform::tamper::digest_repository(&scene.repo).unwrap();
+    let evil = repository_editor(&scene);
+    let out = scene.run_with(&["--adapter", &format!("evil={}", evil.display())], true);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report = scene.report();
+    assert_eq!(report["ports"]["evil"]["isolation"], level.as_str());
+    if level == Isolation::None {
+        return; // Without Landlock the write lands, and the run is `tampered` (test above).
+    }
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(tampered(&report).is_empty());
+    let after = skill_conform::tamper::digest_repository(&scene.repo).unwrap();
+    assert!(before.diff(&after).is_empty(), "{}", before.diff(&after));
     scene.assert_clean_tmp();
 }
 
@@ -250,6 +288,8 @@ fn interrupt_mid_run(signal: &str, code: i32, name: &str) {
         .args(["--case", CASES, "--port", "reference", "--adapter"])
         .arg(format!("hung={}", hung.display()))
         .env("TMPDIR", &scene.tmp)
+        // The hung adapter writes its pids beside the repository, which isolation forbids.
+        .env(NO_ISOLATION_ENV, "1")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped());
     let run = command.spawn().unwrap();

@@ -104,6 +104,10 @@ pub struct PortInfo {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub libraries: BTreeMap<String, String>,
     pub status: PortStatus,
+    /// How write-restricted its adapter ran (`none` where Landlock is unavailable); absent for
+    /// a port whose adapter never started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub isolation: Option<crate::isolate::Isolation>,
 }
 
 impl PortInfo {
@@ -117,6 +121,7 @@ impl PortInfo {
             runtime: None,
             libraries: BTreeMap::new(),
             status: PortStatus::Available,
+            isolation: None,
         }
     }
 }

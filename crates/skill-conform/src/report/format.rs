@@ -89,6 +89,10 @@ pub struct PortEntry {
     /// Absent only for a port that has verdicts but no port record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<PortStatus>,
+    /// How write-restricted its adapter ran: `full`, `partial` or `none` (no Landlock);
+    /// absent when its adapter never started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub isolation: Option<crate::isolate::Isolation>,
     /// Verdicts by status (statuses with none are left out).
     pub totals: BTreeMap<Status, usize>,
     /// Pinned cases with a verdict.

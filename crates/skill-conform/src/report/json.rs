@@ -109,6 +109,7 @@ fn port_entry(model: &Model<'_>, port: &str, redactor: &Redactor) -> PortEntry {
         runtime: info.and_then(|info| version(&info.runtime)),
         libraries: info.map(|info| info.libraries.clone()).unwrap_or_default(),
         status: info.map(|info| info.status.clone()),
+        isolation: info.and_then(|info| info.isolation),
         totals: totals.by_status,
         pinned: totals.pinned,
         pinned_pass: totals.pinned_pass,
