@@ -163,6 +163,7 @@ mod tests {
             runtime: None,
             libraries: BTreeMap::new(),
             status: Some(PortStatus::Available),
+            isolation: None,
             totals: BTreeMap::new(),
             pinned: 0,
             pinned_pass: 0,
