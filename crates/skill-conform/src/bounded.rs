@@ -57,6 +57,7 @@ pub fn run(command: &mut Command, timeout: Duration) -> Result<Finished, Failure
         .spawn()
         .map_err(Failure::Spawn)?;
     let group = i32::try_from(child.id()).expect("a pid fits in i32");
+    let _interrupt = crate::interrupt::register_group(child.id());
     let read = |pipe: Option<Box<dyn Read + Send>>| {
         std::thread::spawn(move || {
             let mut text = String::new();

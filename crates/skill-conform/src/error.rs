@@ -13,8 +13,13 @@ pub enum ExitCode {
     Divergence = 1,
     /// Usage or configuration error.
     Usage = 2,
-    /// A selected port is broken, or a required port is unavailable.
+    /// A selected port is broken, a required port is unavailable, or a guarded file was
+    /// tampered with.
     PortTrouble = 3,
+    /// Interrupted by SIGINT (128 + 2).
+    Interrupted = 130,
+    /// Terminated by SIGTERM (128 + 15).
+    Terminated = 143,
 }
 
 impl ExitCode {
@@ -28,9 +33,12 @@ impl ExitCode {
         self as u8
     }
 
-    /// Which code wins when several apply: port trouble, then usage, then a divergence.
+    /// Which code wins when several apply: an interruption, then port trouble, then usage, then
+    /// a divergence.
     pub fn precedence(self) -> u8 {
         match self {
+            ExitCode::Terminated => 5,
+            ExitCode::Interrupted => 4,
             ExitCode::PortTrouble => 3,
             ExitCode::Usage => 2,
             ExitCode::Divergence => 1,
@@ -57,7 +65,11 @@ impl ExitCode {
             ExitCode::Usage => {
                 "usage or configuration error (bad flag, bad `case.toml`, missing fixture dir or root)"
             }
-            ExitCode::PortTrouble => "a selected port is broken or a required port unavailable",
+            ExitCode::PortTrouble => {
+                "a selected port is broken, a required port unavailable, or a guarded file tampered with"
+            }
+            ExitCode::Interrupted => "interrupted by SIGINT; reports hold what was judged so far",
+            ExitCode::Terminated => "terminated by SIGTERM; reports hold what was judged so far",
         }
     }
 }

@@ -100,6 +100,14 @@ impl Interruption {
         }
     }
 
+    /// The signal's name: `SIGINT` or `SIGTERM`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Interruption::Interrupt => "SIGINT",
+            Interruption::Terminate => "SIGTERM",
+        }
+    }
+
     /// 128 + the signal number, as shells report it: 130 or 143.
     pub fn exit_code(self) -> i32 {
         128 + self.signal()

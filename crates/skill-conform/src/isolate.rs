@@ -37,7 +37,18 @@ pub struct Policy {
 }
 
 /// How much of a [`Policy`] the running kernel enforces.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Isolation {
     /// Landlock is unavailable: nothing is restricted.

@@ -23,6 +23,7 @@
 //! | [`explain`]   | `skill-conform explain CASE`: summary, rules with their text, bytes, golden |
 //! | [`goldens`]   | the committed goldens: layout, `--check`, `--write`                   |
 //! | [`goldens_review`] | `goldens --write`'s grouped impact and the revision-bump refusal   |
+//! | [`guard`]     | the repository digest before and after a run: `tampered`              |
 //! | `reference`   | the reference loader run over a case (and its hello)                  |
 //! | [`mutants`]   | deliberately wrong reference variants, each killed by some case       |
 //! | [`isolate`]   | the Landlock write/network policy and the hidden `isolate` exec step  |
@@ -31,10 +32,12 @@
 //! | [`plan`]      | stage 1: the validated [`plan::Plan`] and each case's request          |
 //! | [`port`]      | `adapters/ports.toml`, port requests as given, resolving and set-up   |
 //! | `bounded`     | probes and set-up in their own process group under a named timeout    |
+//! | [`confine`]   | adapters started in their own directory, write-restricted (Landlock)  |
 //! | [`sandbox`]   | each case's fixture copy (links, renames, unreadable files)           |
 //! | [`session`]   | one adapter process: protocol, timeouts, faults, process group        |
 //! | [`port_columns`] | one column per port as given (`python@0.18.1` beside `python`)    |
 //! | `observe`     | stage 2: start a port, run its cases in sessions, collect replies     |
+//! | `partial`     | the results judged so far, reported on SIGINT/SIGTERM                 |
 //! | `normalize`   | replies to their compared form (roots as `{rootN}`, sorted inventory) |
 //! | [`compare`]   | golden vs reply: mismatches and their rendering                       |
 //! | [`judge`]     | stage 3: verdicts, statuses, `expected.toml`, clusters, exit code     |
@@ -52,18 +55,21 @@ mod bounded;
 pub mod case;
 pub mod cli;
 pub mod compare;
+pub mod confine;
 pub mod corpus;
 pub mod corpus_gen;
 pub mod error;
 pub mod explain;
 pub mod goldens;
 pub mod goldens_review;
+pub mod guard;
 pub mod interrupt;
 pub mod isolate;
 pub mod judge;
 pub mod mutants;
 mod normalize;
 mod observe;
+mod partial;
 pub mod plan;
 pub mod port;
 pub mod port_columns;

@@ -13,6 +13,7 @@ use crate::normalize::compared_form;
 use crate::port::Resolved;
 use crate::sandbox::Sandbox;
 use crate::session::{FaultEvidence, HelloReply, RunRequest, Session, Timeouts, IN_FLIGHT};
+use crate::tamper::TreeDigest;
 
 /// A case ready to run: its spec, its golden, and the request every port gets.
 #[derive(Clone, Debug)]
@@ -57,6 +58,9 @@ pub enum Observed {
     Vacuous(String),
     /// The sandbox could not be built (a skill-conform or fixture problem, not the port's).
     SandboxFailed(String),
+    /// The sandbox changed between the request and its reply (`changed|added|removed PATH`
+    /// lines): the port wrote where it may only read, and its reply is not judged.
+    SandboxModified(Vec<String>),
 }
 
 /// Why a port could not be judged at all.
@@ -233,8 +237,17 @@ impl Started {
     }
 }
 
-/// A sandbox built ahead of its case, or why it could not be.
-pub type Prepared = Result<Sandbox, crate::sandbox::SandboxError>;
+/// A sandbox built ahead of its case with its digest taken once prepared (compared again after
+/// the reply), or why it could not be.
+pub type Prepared = Result<(Sandbox, TreeDigest), String>;
+
+/// Prepares the sandbox of `case` and digests it.
+fn prepare_digested(case: &CaseSpec, keep: bool) -> Prepared {
+    let sandbox = Sandbox::prepare(case, keep).map_err(|error| error.to_string())?;
+    let digest = crate::tamper::digest_sandbox(&sandbox)
+        .map_err(|error| format!("could not digest the sandbox: {error}"))?;
+    Ok((sandbox, digest))
+}
 
 /// The order in which a port runs its cases: `(pass, index into cases)`.
 pub fn run_order(passes: &[Vec<usize>]) -> Vec<(usize, usize)> {
@@ -262,7 +275,7 @@ pub fn build_sandboxes(
     std::thread::spawn(move || {
         for (_, index) in order {
             if ready_tx
-                .send(Sandbox::prepare(&specs[index], keep))
+                .send(prepare_digested(&specs[index], keep))
                 .is_err()
             {
                 break;
@@ -306,13 +319,11 @@ pub fn run_started_with(
         let mut waiting: VecDeque<Waiting<'_>> = VecDeque::new();
         for (&(pass, index), prepared) in order.iter().zip(sandboxes) {
             let case = &cases[index];
-            let sandbox = match prepared {
-                Ok(sandbox) => sandbox,
+            let (sandbox, digest) = match prepared {
+                Ok(prepared) => prepared,
                 Err(error) => {
-                    observed_passes[pass].insert(
-                        case.spec.id.clone(),
-                        Observed::SandboxFailed(error.to_string()),
-                    );
+                    observed_passes[pass]
+                        .insert(case.spec.id.clone(), Observed::SandboxFailed(error));
                     continue;
                 }
             };
@@ -331,7 +342,7 @@ pub fn run_started_with(
                 continue;
             }
             session.send(case.request(sandbox.roots().to_vec()));
-            waiting.push_back((pass, case, sandbox));
+            waiting.push_back((pass, case, sandbox, digest));
             if waiting.len() >= IN_FLIGHT {
                 take_reply(&mut session, &mut waiting, &mut observed_passes, &reap);
             }
@@ -375,8 +386,22 @@ impl Drop for Closing {
     }
 }
 
-/// A case sent to the adapter and not answered yet: its pass, the case, its sandbox.
-type Waiting<'a> = (usize, &'a PlannedCase, Sandbox);
+/// A case sent to the adapter and not answered yet: its pass, the case, its sandbox and the
+/// sandbox's digest when the request was sent.
+type Waiting<'a> = (usize, &'a PlannedCase, Sandbox, TreeDigest);
+
+/// What changed in `sandbox` since `before` (empty when nothing did).
+fn sandbox_changes(sandbox: &Sandbox, before: &TreeDigest) -> Vec<String> {
+    match crate::tamper::digest_sandbox(sandbox) {
+        Ok(after) => before
+            .diff(&after)
+            .to_string()
+            .lines()
+            .map(str::to_owned)
+            .collect(),
+        Err(error) => vec![format!("unreadable sandbox: {error}")],
+    }
+}
 
 /// Takes the reply to the oldest case in flight and records what it observed; hands the case's
 /// sandbox to `reap`.
@@ -386,10 +411,12 @@ fn take_reply(
     observed_passes: &mut [BTreeMap<CaseId, Observed>],
     reap: &impl Fn(Sandbox),
 ) {
-    let (pass, case, sandbox) = waiting.pop_front().expect("a case in flight");
+    let (pass, case, sandbox, before) = waiting.pop_front().expect("a case in flight");
     let received = session.receive().expect("its request is in flight");
     debug_assert_eq!(received.request.case, case.spec.id.to_string());
+    let changes = sandbox_changes(&sandbox, &before);
     let observed = match received.reply {
+        _ if !changes.is_empty() => Observed::SandboxModified(changes),
         Ok(raw) => Observed::Reply {
             raw,
             roots: sandbox.roots().to_vec(),

@@ -237,6 +237,49 @@ pub fn adapter_env(
     env
 }
 
+/// The placeholder in `adapters/ports.toml` for the repository's absolute path.
+pub const REPO_PLACEHOLDER: &str = "{repo}";
+
+/// `arg` with [`REPO_PLACEHOLDER`] replaced by `repo`.
+fn with_repo(arg: &str, repo: &Path) -> String {
+    arg.replace(REPO_PLACEHOLDER, &repo.display().to_string())
+}
+
+/// The port's own temporary working directory below `home` (created), where its set-up and its
+/// adapter start: never the repository.
+pub fn work_dir(home: &Path, port: &str) -> PathBuf {
+    let dir = home.join(".skill-conform-work").join(port);
+    // A failure shows as the adapter's or set-up's own spawn error, naming the directory.
+    let _ = std::fs::create_dir_all(&dir);
+    dir
+}
+
+/// `command` started in the port's [`work_dir`], confined ([`crate::confine::confine`]).
+fn confined(
+    command: AdapterCommand,
+    home: &Path,
+    port: &str,
+    cache: Option<PathBuf>,
+) -> AdapterCommand {
+    let dir = work_dir(home, port);
+    crate::confine::confine(command.cwd(dir.clone()), &dir, home, cache)
+}
+
+/// A `--adapter` command line with a relative program path (`./serve`, `bin/serve`) resolved
+/// against the directory skill-conform was started from; a bare name stays a `PATH` lookup.
+fn resolve_program(argv: &[String]) -> Vec<String> {
+    let mut argv = argv.to_vec();
+    if let Some(program) = argv.first_mut() {
+        let path = Path::new(program.as_str());
+        if program.contains('/') && path.is_relative() {
+            if let Ok(cwd) = std::env::current_dir() {
+                *program = cwd.join(path).display().to_string();
+            }
+        }
+    }
+    argv
+}
+
 /// Resolves one requested port: probe, set up, and build the adapter command.
 pub fn resolve(
     request: &PortRequest,
@@ -248,9 +291,13 @@ pub fn resolve(
         PortRequest::Command { name, argv } => {
             return Resolved::Ready {
                 name: name.clone(),
-                command: AdapterCommand::new(argv.clone())
-                    .cwd(repo.to_path_buf())
-                    .envs(adapter_env(repo, name, None, home)),
+                command: confined(
+                    AdapterCommand::new(resolve_program(argv))
+                        .envs(adapter_env(repo, name, None, home)),
+                    home,
+                    name,
+                    None,
+                ),
                 asked: argv.join(" "),
                 tested: true,
             }
@@ -267,9 +314,13 @@ pub fn resolve(
             .unwrap_or_else(|_| "skill-conform".to_owned());
         return Resolved::Ready {
             name: name.clone(),
-            command: AdapterCommand::new(vec![exe, "adapter".into(), "--reference".into()])
-                .cwd(repo.to_path_buf())
-                .envs(adapter_env(repo, name, None, home)),
+            command: confined(
+                AdapterCommand::new(vec![exe, "adapter".into(), "--reference".into()])
+                    .envs(adapter_env(repo, name, None, home)),
+                home,
+                name,
+                None,
+            ),
             asked: skill_ref::CONTRACT_REVISION.to_owned(),
             tested: true,
         };
@@ -302,15 +353,19 @@ pub fn resolve(
         .run
         .iter()
         .map(|a| {
-            a.replace("{setup}", &setup_line)
+            with_repo(a, repo)
+                .replace("{setup}", &setup_line)
                 .replace("{version}", &asked)
         })
         .collect();
     Resolved::Ready {
         name: name.clone(),
-        command: AdapterCommand::new(argv)
-            .cwd(repo.to_path_buf())
-            .envs(adapter_env(repo, name, Some(spec), home)),
+        command: confined(
+            AdapterCommand::new(argv).envs(adapter_env(repo, name, Some(spec), home)),
+            home,
+            name,
+            Some(repo.join("adapters").join(name.as_str()).join(".cache")),
+        ),
         asked,
         tested: spec.tested,
     }
@@ -337,11 +392,11 @@ fn probe_and_set_up(
                 let argv: Vec<String> = spec
                     .setup
                     .iter()
-                    .map(|a| a.replace("{version}", asked))
+                    .map(|a| with_repo(a, repo).replace("{version}", asked))
                     .collect();
                 run_setup(
                     &argv,
-                    repo,
+                    &work_dir(home, name),
                     &adapter_env(repo, name, Some(spec), home),
                     spec,
                     bounded::effective(SETUP_TIMEOUT),
@@ -382,7 +437,7 @@ fn probe_ok(argv: &[String], timeout: Duration) -> Result<(), String> {
 /// last stdout line is the result, its last stderr line the reason on failure.
 fn run_setup(
     argv: &[String],
-    repo: &Path,
+    work_dir: &Path,
     env: &[(String, std::ffi::OsString)],
     spec: &PortSpec,
     timeout: Duration,
@@ -391,7 +446,7 @@ fn run_setup(
     let mut command = Command::new(program);
     command
         .args(args)
-        .current_dir(repo)
+        .current_dir(work_dir)
         // Set-up needs the user's network configuration and tools, so it inherits the
         // environment; only the caches are redirected.
         .envs(

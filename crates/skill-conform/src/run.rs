@@ -147,12 +147,28 @@ pub fn run(options: RunOptions) -> Result<ExitCode, Error> {
         return Ok(ExitCode::Ok);
     }
     announce_seed(&plan.repeat);
+    let guard = crate::guard::RepositoryGuard::take(&plan.repo)?;
+    arm_interruption(&plan);
     let observed = observe_ports(&plan)?;
-    let results = judge_all(&plan, &observed);
+    let mut results = judge_all(&plan, &observed);
+    results.tampered = guard.changes();
     report_all(&plan, &results, &observed)?;
+    crate::partial::disarm();
     // The adapters exited while the verdicts were judged and reported; wait for them now.
     drop(observed);
     Ok(judge::exit_code(&results, &plan.required))
+}
+
+/// From now on SIGINT/SIGTERM write the reports with the verdicts judged so far (each port's
+/// once it has run), marked `interrupted`.
+fn arm_interruption(plan: &Plan) {
+    let mut results = Results::new();
+    for case in &plan.cases {
+        results.add_case(case.spec.id.clone(), CaseInfo::from(&case.spec));
+    }
+    results.expectation_errors = plan.expectation_errors.clone();
+    let (dir, repo) = (plan.reports.dir.clone(), plan.repo.clone());
+    crate::partial::arm(results, dir, repo);
 }
 
 /// `--list`: every trial the plan has, started by nothing.
@@ -187,7 +203,8 @@ struct Observations {
     cases: Vec<PlannedCase>,
     /// Each port's observation with the global indices of the cases it ran.
     ports: Vec<(PortObservation, Vec<usize>)>,
-    _home: tempfile::TempDir,
+    /// The temporary HOME, registered for removal on SIGINT/SIGTERM.
+    _home: (crate::interrupt::DirGuard, tempfile::TempDir),
 }
 
 /// One port's share of the plan: its chosen cases and its pass orders, in its own indices.
@@ -226,6 +243,7 @@ type PlanReceiver = std::sync::mpsc::Receiver<Option<std::sync::Arc<Vec<PlannedC
 fn observe_ports(plan: &Plan) -> Result<Observations, Error> {
     let (home, home_dir) = crate::sandbox::plain_tempdir("skill-conform-home-")
         .map_err(|e| Error::Usage(e.to_string()))?;
+    let home_interrupt = crate::interrupt::register_dir(&home_dir);
     let (planned, runs): (Result<Vec<PlannedCase>, Error>, Vec<PortRun>) =
         std::thread::scope(|scope| {
             let mut senders = Vec::new();
@@ -267,7 +285,7 @@ fn observe_ports(plan: &Plan) -> Result<Observations, Error> {
         _closing: closing,
         cases,
         ports,
-        _home: home,
+        _home: (home_interrupt, home),
     })
 }
 
@@ -300,6 +318,10 @@ fn observe_port(
         let started = starter.join().expect("starting a port does not panic");
         let (observation, closing) =
             run_started_with(started, &owned, &share.passes, &plan.observe, sandboxes);
+        let judged: Vec<&PlannedCase> = owned.iter().collect();
+        crate::partial::update(|partial| {
+            judge_port(partial, &observation, &judged, &port.expected);
+        });
         Some((observation, chosen, closing))
     })
 }
@@ -362,7 +384,9 @@ fn report_all(plan: &Plan, results: &Results, observed: &Observations) -> Result
     let layout = crate::goldens::Layout::under(&plan.repo);
     crate::writing_tool::append_section(&report_dir.join("summary.md"), &layout, &specs)?;
     println!("reports written to {}", report_dir.display());
-    if plan.reports.write_expected {
+    if plan.reports.write_expected && !results.tampered.is_empty() {
+        eprintln!("skill-conform: not drafting expected.toml: the run is tampered");
+    } else if plan.reports.write_expected {
         write_expected(plan, results, observed)?;
     }
     Ok(())
@@ -430,6 +454,7 @@ fn judge_port(
     let mut info = PortInfo::available(name);
     if let Some(hello) = &observation.hello {
         info.hello = HelloFacts::of(hello);
+        info.isolation = Some(crate::confine::level());
     }
     match &observation.trouble {
         Some(PortTrouble::Unavailable(reason)) => {
@@ -506,6 +531,17 @@ fn judge_case(
                     ..Evidence::default()
                 },
             },
+            Observed::SandboxModified(changes) => Verdict {
+                status: Status::SandboxModified,
+                evidence: Evidence {
+                    reason: Some(format!(
+                        "the adapter modified its sandbox, which it may only read:\n{}",
+                        changes.join("\n")
+                    )),
+                    repro: judge::repro_command(name, id),
+                    ..Evidence::default()
+                },
+            },
             observed => judge_observed(name, case, observed, expected, observation),
         })
         .collect();
@@ -563,7 +599,9 @@ fn judge_observed(
             None,
             None,
         ),
-        Observed::SandboxFailed(_) => unreachable!("handled by the caller"),
+        Observed::SandboxFailed(_) | Observed::SandboxModified(_) => {
+            unreachable!("handled by the caller")
+        }
     };
     judge_trial(TrialInput {
         port,

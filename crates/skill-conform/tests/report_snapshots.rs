@@ -241,11 +241,20 @@ fn one_case_per_status() -> Results {
                 );
                 skill_conform::judge::judge_repeats(vec![first, second]).unwrap()
             }
+            Status::SandboxModified => Verdict {
+                status,
+                evidence: Evidence {
+                    reason: Some("the adapter modified its sandbox, which it may only read:\nadded skills/dropped".into()),
+                    repro: format!("skill-conform run --port python -- --exact python::{case}"),
+                    ..Evidence::default()
+                },
+            },
         };
         assert_eq!(verdict.status, status, "fixture for {status}");
         results.insert("python", case, verdict);
     }
     results.expectation_errors.push(stale_entry("python"));
+    results.tampered = vec!["changed goldens/status/fail.json".into()];
     results
 }
 

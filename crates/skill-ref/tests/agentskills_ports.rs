@@ -54,7 +54,7 @@ fn every_port_declares_the_profile_and_has_its_files() {
             .iter()
             .filter_map(|a| a.as_str())
         {
-            if arg.starts_with("adapters/") {
+            if let Some(arg) = arg.strip_prefix("{repo}/") {
                 assert!(
                     repo().join(arg).is_file(),
                     "{name}: run names a missing {arg}"

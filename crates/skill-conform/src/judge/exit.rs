@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 
 use super::{PortId, PortStatus, Results, Status};
 use crate::error::ExitCode;
+use crate::interrupt::Interruption;
 
 /// Something about a whole run that decides its exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, strum::EnumIter)]
@@ -20,6 +21,12 @@ pub enum RunProblem {
     FailingVerdict,
     /// A port's `expected.toml` has a problem.
     ExpectationError,
+    /// A guarded file (a fixture, a golden, an `expected.toml`) changed during the run.
+    Tampered,
+    /// The run was interrupted by SIGINT; the reports hold what was judged so far.
+    Interrupted,
+    /// The run was terminated by SIGTERM; the reports hold what was judged so far.
+    Terminated,
 }
 
 impl RunProblem {
@@ -31,7 +38,11 @@ impl RunProblem {
     /// The exit code the problem implies.
     pub fn exit_code(self) -> ExitCode {
         match self {
-            RunProblem::PortBroken | RunProblem::RequiredPortUnavailable => ExitCode::PortTrouble,
+            RunProblem::PortBroken | RunProblem::RequiredPortUnavailable | RunProblem::Tampered => {
+                ExitCode::PortTrouble
+            }
+            RunProblem::Interrupted => ExitCode::Interrupted,
+            RunProblem::Terminated => ExitCode::Terminated,
             RunProblem::FailingVerdict | RunProblem::ExpectationError => ExitCode::Divergence,
         }
     }
@@ -43,6 +54,11 @@ impl RunProblem {
             RunProblem::RequiredPortUnavailable => "a `--require`d port is unavailable",
             RunProblem::FailingVerdict => "a verdict that fails the run",
             RunProblem::ExpectationError => "an `expected.toml` problem (stale or invalid entry)",
+            RunProblem::Tampered => {
+                "`tampered`: a fixture, golden or `expected.toml` changed during the run"
+            }
+            RunProblem::Interrupted => "`interrupted` by SIGINT (reports hold what was judged)",
+            RunProblem::Terminated => "`interrupted` by SIGTERM (reports hold what was judged)",
         }
     }
 
@@ -67,6 +83,9 @@ impl RunProblem {
             }
             RunProblem::FailingVerdict => results.failures().next().is_some(),
             RunProblem::ExpectationError => !results.expectation_errors.is_empty(),
+            RunProblem::Tampered => !results.tampered.is_empty(),
+            RunProblem::Interrupted => results.interrupted == Some(Interruption::Interrupt),
+            RunProblem::Terminated => results.interrupted == Some(Interruption::Terminate),
         }
     }
 }

@@ -124,6 +124,10 @@ pub struct PortInfo {
     #[serde(flatten)]
     pub hello: HelloFacts,
     pub status: PortStatus,
+    /// How write-restricted its adapter ran (`none` where Landlock is unavailable); absent for
+    /// a port whose adapter never started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub isolation: Option<crate::isolate::Isolation>,
 }
 
 impl PortInfo {
@@ -135,6 +139,7 @@ impl PortInfo {
             name,
             hello: HelloFacts::default(),
             status: PortStatus::Available,
+            isolation: None,
         }
     }
 }
@@ -176,6 +181,11 @@ pub struct Results {
     pub repeat: Option<RepeatInfo>,
     /// Problems with the ports' `expected.toml` files; each fails the run (exit 1).
     pub expectation_errors: Vec<ExpectationProblem>,
+    /// Guarded files that changed during the run (`changed PATH`, `added PATH`, `removed
+    /// PATH`, sorted); any makes the run `tampered` (exit 3).
+    pub tampered: Vec<String>,
+    /// The signal that cut the run short; the verdicts are what was judged before it.
+    pub interrupted: Option<crate::interrupt::Interruption>,
 }
 
 /// One problem with a port's `expected.toml`, as the reports show it.

@@ -55,6 +55,8 @@ pub enum Status {
     Vacuous,
     /// Two runs of the same case differ after normalisation.
     Nondeterministic,
+    /// The adapter changed the case's sandbox (which it may only read): its reply is not judged.
+    SandboxModified,
 }
 
 /// How a status shows in JUnit: the element a testcase gets.
@@ -157,6 +159,9 @@ impl Status {
             Status::Nondeterministic => {
                 row("nondeterministic", "NONDET", PINNED, Junit::Error, Red)
             }
+            Status::SandboxModified => {
+                row("sandbox-modified", "SBXMOD", ALWAYS, Junit::Failure, Red)
+            }
         }
     }
 
@@ -176,7 +181,8 @@ impl Status {
     /// Whether this verdict makes the run fail, on a case that is `pinned` or not.
     ///
     /// - `fail` and `unexpected-pass` always (an unexpected pass is a stale `expected.toml`
-    ///   entry, an expectation error, whatever the case);
+    ///   entry, an expectation error, whatever the case), and `sandbox-modified` always (the
+    ///   adapter wrote where it may only read);
     /// - `error`, `timeout`, `crash`, `protocol-error` and `nondeterministic` on a pinned case
     ///   only;
     /// - `broken` always (it exits 3, which [`exit_code`](super::exit_code) decides first);
@@ -248,6 +254,7 @@ mod tests {
     #[test]
     fn failure_table() {
         let failing_when_pinned = [
+            Status::SandboxModified,
             Status::Fail,
             Status::UnexpectedPass,
             Status::Error,
@@ -257,7 +264,12 @@ mod tests {
             Status::Broken,
             Status::Nondeterministic,
         ];
-        let failing_when_unpinned = [Status::Fail, Status::UnexpectedPass, Status::Broken];
+        let failing_when_unpinned = [
+            Status::Fail,
+            Status::UnexpectedPass,
+            Status::Broken,
+            Status::SandboxModified,
+        ];
         for status in Status::all() {
             assert_eq!(
                 status.is_failure(true),

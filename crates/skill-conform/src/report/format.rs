@@ -65,6 +65,14 @@ pub struct Report {
     /// real port ran (added in format 1: older reports lack it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interop: Option<super::interop::InteropScore>,
+    /// Guarded files (fixtures, goldens, `expected.toml`) that changed during the run, one
+    /// `changed|added|removed PATH` line each: the run is `tampered` (exit 3).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tampered: Vec<String>,
+    /// `SIGINT` or `SIGTERM` when the run was interrupted: the verdicts are what was judged
+    /// before it (exit 130 or 143).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<String>,
 }
 
 /// One port of the run: what its hello said, whether it could run, and its verdict counts.
@@ -79,6 +87,10 @@ pub struct PortEntry {
     /// Absent only for a port that has verdicts but no port record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<PortStatus>,
+    /// How write-restricted its adapter ran: `full`, `partial` or `none` (no Landlock);
+    /// absent when its adapter never started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub isolation: Option<crate::isolate::Isolation>,
     /// Verdicts by status (statuses with none are left out).
     pub totals: BTreeMap<Status, usize>,
     /// Pinned cases with a verdict.
@@ -147,6 +159,7 @@ mod tests {
             kind: PortKind::Real,
             hello: HelloFacts::default(),
             status: Some(PortStatus::Available),
+            isolation: None,
             totals: BTreeMap::new(),
             pinned: 0,
             pinned_pass: 0,

@@ -22,6 +22,8 @@
 //!                                                    each fails the run)
 //!   "interop"?: { "ports": { PORT: VERSION | null }, "pinned", "allPass" }
 //!                                                   (only when a real port ran)
+//!   "tampered"?: [ "changed|added|removed PATH" ]     (guarded files changed: exit 3)
+//!   "interrupted"?: "SIGINT" | "SIGTERM"              (the run was cut short: exit 130/143)
 //! }
 //! ```
 //!
@@ -93,6 +95,8 @@ pub fn report(model: &Model<'_>, redactor: &Redactor) -> Report {
         repeat: results.repeat.clone(),
         expectation_errors: results.expectation_errors.clone(),
         interop: super::interop::of_model(model, redactor),
+        tampered: results.tampered.clone(),
+        interrupted: results.interrupted.map(|i| i.name().to_owned()),
     }
 }
 
@@ -112,6 +116,7 @@ fn port_entry(model: &Model<'_>, port: &str, redactor: &Redactor) -> PortEntry {
                 .unwrap_or_default(),
         },
         status: info.map(|info| info.status.clone()),
+        isolation: info.and_then(|info| info.isolation),
         totals: totals.by_status,
         pinned: totals.pinned,
         pinned_pass: totals.pinned_pass,

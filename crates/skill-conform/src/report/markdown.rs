@@ -67,6 +67,21 @@ pub fn render_model(model: &Model<'_>, redactor: &Redactor) -> String {
             ));
         }
     }
+    if !model.results.tampered.is_empty() {
+        heading(&mut out, "Tampered (exit 3)");
+        out.push_str("Guarded files changed during the run:\n\n");
+        for line in &model.results.tampered {
+            let _ = writeln!(out, "- `{line}`");
+        }
+    }
+    if let Some(interruption) = model.results.interrupted {
+        heading(&mut out, "Interrupted");
+        let _ = writeln!(
+            out,
+            "By {}: the verdicts are what was judged before it.",
+            interruption.name()
+        );
+    }
     if !model.clusters.is_empty() {
         heading(&mut out, "Gap clusters");
         out.push_str("Unpinned cases where real ports differ from the golden, ports grouped by identical output.\n\n");

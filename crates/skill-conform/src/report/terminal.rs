@@ -101,6 +101,25 @@ pub fn render_model(model: &Model<'_>, redactor: &Redactor, options: Options) ->
     );
     section(
         &mut out,
+        &format!(
+            "tampered: guarded files changed during the run, exit 3 ({})",
+            model.results.tampered.len()
+        ),
+        model
+            .results
+            .tampered
+            .iter()
+            .map(|line| format!("{line}\n")),
+    );
+    if let Some(interruption) = model.results.interrupted {
+        let _ = write!(
+            out,
+            "\ninterrupted by {}: the verdicts above are what was judged before it\n",
+            interruption.name()
+        );
+    }
+    section(
+        &mut out,
         "notes",
         model
             .notes

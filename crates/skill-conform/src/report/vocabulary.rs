@@ -139,6 +139,10 @@ mod tests {
         assert_eq!(Divergence.and(Usage), Usage);
         let mut codes: Vec<ExitCode> = ExitCode::all().collect();
         codes.sort_by_key(|code| code.precedence());
-        assert_eq!(codes, [Ok, Divergence, Usage, PortTrouble]);
+        assert_eq!(
+            codes,
+            [Ok, Divergence, Usage, PortTrouble, Interrupted, Terminated]
+        );
+        assert_eq!(PortTrouble.and(Interrupted), Interrupted);
     }
 }

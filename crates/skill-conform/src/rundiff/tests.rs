@@ -23,6 +23,8 @@ fn report(version: &str, cases: &[(&str, bool, Option<&str>, Status)]) -> Report
         repeat: None,
         expectation_errors: Vec::new(),
         interop: None,
+        tampered: Vec::new(),
+        interrupted: None,
     };
     for (port, kind, version) in [
         ("reference", PortKind::Reference, "0.1.0"),
@@ -36,6 +38,7 @@ fn report(version: &str, cases: &[(&str, bool, Option<&str>, Status)]) -> Report
                 ..HelloFacts::default()
             },
             status: Some(PortStatus::Available),
+            isolation: None,
             totals: BTreeMap::new(),
             pinned: 0,
             pinned_pass: 0,

@@ -113,6 +113,8 @@ pub struct AdapterProcess {
     stderr: Arc<Mutex<TailBuffer>>,
     threads: Vec<JoinHandle<()>>,
     killed: bool,
+    /// Keeps the group registered for SIGKILL on SIGINT/SIGTERM while the adapter lives.
+    _interrupt: crate::interrupt::GroupGuard,
 }
 
 impl AdapterProcess {
@@ -139,6 +141,7 @@ impl AdapterProcess {
             error: error.to_string(),
         })?;
         let pgid = i32::try_from(child.id()).expect("pids fit in i32");
+        let interrupt = crate::interrupt::register_group(child.id());
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr_pipe = child.stderr.take().expect("stderr is piped");
@@ -171,6 +174,7 @@ impl AdapterProcess {
             stderr,
             threads,
             killed: false,
+            _interrupt: interrupt,
         })
     }
 

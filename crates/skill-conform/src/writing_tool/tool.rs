@@ -177,7 +177,10 @@ pub fn set_up(repo: &Path, spec: &ToolSpec) -> Result<PathBuf, String> {
     let argv: Vec<String> = spec
         .setup
         .iter()
-        .map(|a| a.replace("{version}", &spec.version))
+        .map(|a| {
+            a.replace("{repo}", &repo.display().to_string())
+                .replace("{version}", &spec.version)
+        })
         .collect();
     let (program, args) = argv.split_first().ok_or("empty setup command")?;
     let cache = repo.join("adapters").join(TOOL).join(".cache");
