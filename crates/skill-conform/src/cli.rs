@@ -67,6 +67,10 @@ pub struct RunArgs {
     /// Only the cases whose id matches GLOB (`*` within a segment, `**` across). Repeatable.
     #[arg(long = "case", value_name = "GLOB")]
     pub cases: Vec<String>,
+    /// The contract to judge against: `toolnexus` (default, its ports) or `agentskills` (the
+    /// Agent Skills implementations of adapters/ports.toml, printed as one matrix).
+    #[arg(long, value_name = "NAME", value_parser = crate::profile::Profile::parse, default_value = "toolnexus")]
+    pub profile: crate::profile::Profile,
     /// Exit 3 when these ports are unavailable: `all` or NAME,NAME.
     #[arg(long, value_name = "all|NAME,...", value_parser = crate::run::Require::parse)]
     pub require: Option<crate::run::Require>,
@@ -318,11 +322,18 @@ fn cmd_goldens(args: GoldensArgs) -> Result<ExitCode, Error> {
         let report = crate::goldens::write(&layout)?;
         print!("{}", report.render(repo));
         print!("{observed}{}", crate::writing_tool::impact(&layout)?);
+        for line in crate::profile::agentskills::goldens::write(repo)? {
+            println!("{line}");
+        }
         return Ok(ExitCode::Ok);
     }
     let report = crate::goldens::check(&layout)?;
     print!("{}", report.render(repo));
-    if report.is_fresh() {
+    let profile_problems = crate::profile::agentskills::goldens::check(repo)?;
+    for line in &profile_problems {
+        println!("{line} (hint: run `skill-conform goldens --write` and review the impact)");
+    }
+    if report.is_fresh() && profile_problems.is_empty() {
         println!("goldens are fresh");
         Ok(ExitCode::Ok)
     } else {
@@ -399,6 +410,9 @@ fn cmd_adapter(args: AdapterArgs) -> Result<ExitCode, Error> {
 fn cmd_run(args: RunArgs) -> Result<ExitCode, Error> {
     let mut ports = args.ports;
     ports.extend(args.adapters);
+    if args.profile == crate::profile::Profile::Agentskills {
+        return crate::profile::agentskills::run::run(&args.repo.repo, &ports, &args.cases);
+    }
     let options = crate::run::RunOptions {
         repo: args.repo.repo,
         ports,

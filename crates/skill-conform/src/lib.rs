@@ -24,6 +24,7 @@
 //! | `reference`   | the reference loader run over a case (and its hello)                  |
 //! | [`mutants`]   | deliberately wrong reference variants, each killed by some case       |
 //! | [`plan`]      | stage 1: the validated [`plan::Plan`] and each case's request          |
+//! | [`profile`]   | contract profiles (toolnexus, agentskills): layout, rules, replies    |
 //! | [`port`]      | `adapters/ports.toml`, port requests as given, resolving and set-up   |
 //! | `bounded`     | probes and set-up in their own process group under a named timeout    |
 //! | [`sandbox`]   | each case's fixture copy (links, renames, unreadable files)           |
@@ -55,6 +56,7 @@ mod normalize;
 mod observe;
 pub mod plan;
 pub mod port;
+pub mod profile;
 mod reference;
 pub mod report;
 pub mod run;

@@ -35,6 +35,7 @@ impl PlannedCase {
             filter: self.spec.filter.clone(),
             load: self.load.clone(),
             tool: self.tool,
+            profile: None,
         }
     }
 }
@@ -120,6 +121,7 @@ fn smoke(session: &mut Session) -> Result<(), PortTrouble> {
         filter: BTreeMap::new(),
         load: vec!["smoke-ok".to_owned(), "no-such-skill".to_owned()],
         tool: false,
+        profile: None,
     };
     let compare = [Field::Inventory].into_iter().collect();
     let reference = crate::reference::run_reference(
