@@ -24,13 +24,6 @@ pub struct AsManifest {
     pub hazards: Vec<String>,
 }
 
-impl AsManifest {
-    /// True when the prompt of this case is a hazard, not pinned.
-    pub fn prompt_is_hazard(&self) -> bool {
-        !self.pinned || self.hazards.iter().any(|h| h == "ASH-PROMPT")
-    }
-}
-
 /// One case of the profile.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AsCase {

@@ -10,12 +10,13 @@
 //!   (crates/skill-ref/AGENTSKILLS.md);
 //! - properties are compared only where the golden's verdict is `valid` (an invalid skill's
 //!   properties are whatever each library got as far as reading);
-//! - the prompt is compared byte for byte once the case's root is written `{root0}`; on a case
-//!   whose prompt is a hazard (`ASH-PROMPT`) a difference is a gap, never a failure.
+//! - the prompt is compared byte for byte once the case's root is written `{root0}`; its byte
+//!   form is not specified, so a difference is always a hazard (`ASH-PROMPT`): reported in
+//!   [`CaseJudgement::prompt`], never a failure and never the case's status.
 //!
 //! The case's status comes from the one status table ([`Status`]): `pass` when every offered
-//! part matches, `fail` (pinned) or `gap` (hazard) when one differs, `error` when the adapter
-//! threw.
+//! skill part matches, `fail` (pinned) or `gap` (hazard) when one differs, `error` when the
+//! adapter threw.
 
 use std::collections::BTreeSet;
 
@@ -47,8 +48,10 @@ pub enum Part {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CaseJudgement {
     pub status: Status,
-    /// One line per difference, in reply order.
+    /// One line per differing skill part, in reply order.
     pub differences: Vec<String>,
+    /// The prompt part (`ASH-PROMPT`): never part of the status.
+    pub prompt: Part,
     /// The capabilities not offered that this case would have compared.
     pub not_offered: Vec<&'static str>,
 }
@@ -57,7 +60,6 @@ pub struct CaseJudgement {
 #[derive(Clone, Copy, Debug)]
 pub struct CaseFacts<'a> {
     pub pinned: bool,
-    pub prompt_is_hazard: bool,
     /// The absolute root the adapter was given (written `{root0}` in the golden's prompt).
     pub root: &'a str,
 }
@@ -140,10 +142,11 @@ pub fn judge(
         return CaseJudgement {
             status: Status::Error,
             differences: vec![format!("error: {error}")],
+            prompt: Part::NotOffered,
             not_offered,
         };
     }
-    let mut pinned_differences = Vec::new();
+    let mut differences = Vec::new();
     let want = golden["skills"].as_array().cloned().unwrap_or_default();
     let got = reply
         .get("skills")
@@ -152,24 +155,18 @@ pub fn judge(
         .unwrap_or_default();
     let dirs = |list: &[Value]| -> Vec<Value> { list.iter().map(|s| s["dir"].clone()).collect() };
     if dirs(&want) != dirs(&got) {
-        pinned_differences.push(format!(
+        differences.push(format!(
             "skills: directories {:?} (golden {:?})",
             dirs(&got),
             dirs(&want)
         ));
     } else {
         for (golden_skill, got_skill) in want.iter().zip(&got) {
-            judge_skill(golden_skill, got_skill, offered, &mut pinned_differences);
+            judge_skill(golden_skill, got_skill, offered, &mut differences);
         }
     }
     let prompt = judge_prompt(golden, reply, offered, facts.root);
-    let mut differences = pinned_differences.clone();
-    if let Part::Differs(line) = &prompt {
-        differences.push(line.clone());
-    }
-    let pinned_part_differs = !pinned_differences.is_empty()
-        || (matches!(prompt, Part::Differs(_)) && !facts.prompt_is_hazard);
-    let status = match (differences.is_empty(), facts.pinned && pinned_part_differs) {
+    let status = match (differences.is_empty(), facts.pinned) {
         (true, _) => Status::Pass,
         (false, true) => Status::Fail,
         (false, false) => Status::Gap,
@@ -177,6 +174,7 @@ pub fn judge(
     CaseJudgement {
         status,
         differences,
+        prompt,
         not_offered,
     }
 }

@@ -137,7 +137,6 @@ fn run_case(
     let manifest = &planned.case.manifest;
     let facts = CaseFacts {
         pinned: manifest.pinned,
-        prompt_is_hazard: manifest.prompt_is_hazard(),
         root: &root,
     };
     Ok(match session.run(&request(planned, root.clone())) {
@@ -145,6 +144,7 @@ fn run_case(
         Err(evidence) => CaseJudgement {
             status: Status::of_fault(evidence.fault.kind(), evidence.phase),
             differences: vec![format!("{:?}", evidence.fault)],
+            prompt: super::judge::Part::NotOffered,
             not_offered: Vec::new(),
         },
     })
@@ -296,6 +296,28 @@ pub fn matrix(planned: &[PlannedAsCase], results: &[PortResult]) -> String {
     for result in results {
         out.push_str(&port_line(planned, result));
     }
+    out.push_str(&failures(planned, results));
+    out
+}
+
+/// One block per failing verdict: the port, the case and what differed.
+fn failures(planned: &[PlannedAsCase], results: &[PortResult]) -> String {
+    let mut out = String::new();
+    for result in results {
+        for planned in planned {
+            let id = planned.case.id.as_str();
+            let Some(judgement) = result.cases.get(id) else {
+                continue;
+            };
+            if !judgement.status.is_failure(planned.case.manifest.pinned) {
+                continue;
+            }
+            let _ = writeln!(out, "\n{} {id}: {}", result.name, judgement.status.as_str());
+            for line in &judgement.differences {
+                let _ = writeln!(out, "    {line}");
+            }
+        }
+    }
     out
 }
 
@@ -319,8 +341,13 @@ fn port_line(planned: &[PlannedAsCase], result: &PortResult) -> String {
         .values()
         .flat_map(|j| j.not_offered.iter().copied())
         .collect();
+    let prompt_differs = result
+        .cases
+        .values()
+        .filter(|j| matches!(j.prompt, super::judge::Part::Differs(_)))
+        .count();
     let mut line = format!(
-        "{} ({}): {pinned_passes}/{pinned_total} pinned pass",
+        "{} ({}): {pinned_passes}/{pinned_total} pinned pass; prompt differs on {prompt_differs} case(s) (ASH-PROMPT)",
         result.name, result.about
     );
     if !not_offered.is_empty() {

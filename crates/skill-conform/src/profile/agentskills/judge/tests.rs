@@ -11,7 +11,6 @@ fn all() -> BTreeSet<String> {
 
 const FACTS: CaseFacts<'static> = CaseFacts {
     pinned: true,
-    prompt_is_hazard: false,
     root: "/tmp/sc/root0",
 };
 
@@ -83,15 +82,15 @@ fn a_differing_verdict_fails_a_pinned_case_and_is_a_gap_on_a_hazard() {
 }
 
 #[test]
-fn a_prompt_hazard_differs_as_a_gap_and_a_missing_capability_is_not_offered() {
+fn a_prompt_differs_as_a_gap_and_a_missing_capability_is_not_offered() {
     let mut reply = reply();
     reply["prompt"] = json!("<other/>");
-    assert_eq!(judge(&golden(), &reply, &all(), FACTS).status, Status::Fail);
-    let hazard = CaseFacts {
-        prompt_is_hazard: true,
-        ..FACTS
+    let judgement = judge(&golden(), &reply, &all(), FACTS);
+    assert_eq!(judgement.status, Status::Pass);
+    let Part::Differs(line) = &judgement.prompt else {
+        panic!("{judgement:?}")
     };
-    assert_eq!(judge(&golden(), &reply, &all(), hazard).status, Status::Gap);
+    assert!(line.starts_with("prompt differs at line 1"), "{line}");
     let offered = set(&["validate", "unknown-fields", "properties"]);
     let judgement = judge(&golden(), &reply, &offered, FACTS);
     assert_eq!(judgement.status, Status::Pass);
