@@ -28,14 +28,16 @@ pub struct AsManifest {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AsCase {
     pub id: CaseId,
-    pub dir: PathBuf,
+    /// The folder holding the case's skill directories (a fixture's `skills/`, or a real
+    /// folder for `corpus`).
+    pub skills: PathBuf,
     pub manifest: AsManifest,
 }
 
 impl AsCase {
     /// The folder holding the case's skill directories.
     pub fn skills_dir(&self) -> PathBuf {
-        self.dir.join("skills")
+        self.skills.clone()
     }
 }
 
@@ -96,7 +98,12 @@ pub fn discover(fixtures: &Path) -> Result<Vec<AsCase>, Error> {
                     "fields are summary, pinned, rules and hazards (conformance-fixtures/agentskills/README.md)",
                 )
             })?;
-            cases.push(AsCase { id, dir, manifest });
+            let skills = dir.join("skills");
+            cases.push(AsCase {
+                id,
+                skills,
+                manifest,
+            });
         }
     }
     cases.sort_by(|a, b| a.id.cmp(&b.id));

@@ -42,6 +42,8 @@ pub struct PortResult {
     /// `None`: the port never ran a case (unavailable or broken, with `about` saying why).
     pub trouble: Option<Status>,
     pub cases: BTreeMap<String, CaseJudgement>,
+    /// The replies as the adapter wrote them, by case id (for `corpus`).
+    pub replies: BTreeMap<String, Value>,
 }
 
 /// Every case of the profile with its golden.
@@ -63,39 +65,46 @@ pub fn plan(repo: &Path, case_globs: &[String]) -> Result<Vec<PlannedAsCase>, Er
                     path.display()
                 ))
             })?;
-        let reference = output(&skill_ref::agentskills::AsConfig::default(), &case)?;
-        let skills = reference.skills.iter().map(|s| s.dir.clone()).collect();
-        let prompt = reference
-            .skills
-            .iter()
-            .filter(|s| s.report.verdict == Verdict::Valid)
-            .map(|s| s.dir.clone())
-            .collect();
-        planned.push(PlannedAsCase {
-            case,
-            golden,
-            skills,
-            prompt,
-        });
+        planned.push(planned_case(case, golden)?);
     }
     Ok(planned)
+}
+
+/// A case with its golden, the directories to check and the prompt's (the reference's valid
+/// ones).
+pub fn planned_case(case: AsCase, golden: Value) -> Result<PlannedAsCase, Error> {
+    let reference = output(&skill_ref::agentskills::AsConfig::default(), &case)?;
+    let skills = reference.skills.iter().map(|s| s.dir.clone()).collect();
+    let prompt = reference
+        .skills
+        .iter()
+        .filter(|s| s.report.verdict == Verdict::Valid)
+        .map(|s| s.dir.clone())
+        .collect();
+    Ok(PlannedAsCase {
+        case,
+        golden,
+        skills,
+        prompt,
+    })
 }
 
 fn glob_matches(glob: &str, id: &str) -> bool {
     crate::case::case_glob(glob).is_ok_and(|m| m.is_match(id))
 }
 
-/// Copies the case's `skills/` folder into `into` (files and directories only).
+/// Copies the case's skills folder into `into`: directories and regular files, links
+/// followed; anything else (sockets, dangling links) is left out.
 fn copy_tree(from: &Path, into: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(into)?;
     let mut entries: Vec<_> = std::fs::read_dir(from)?.collect::<Result<_, _>>()?;
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
-        let target = into.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_tree(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), &target)?;
+        let (path, target) = (entry.path(), into.join(entry.file_name()));
+        if path.is_dir() {
+            copy_tree(&path, &target)?;
+        } else if path.is_file() {
+            std::fs::copy(&path, &target)?;
         }
     }
     Ok(())
@@ -123,7 +132,7 @@ fn run_case(
     session: &mut Session,
     planned: &PlannedAsCase,
     offered: &BTreeSet<String>,
-) -> Result<CaseJudgement, Error> {
+) -> Result<(CaseJudgement, Option<Value>), Error> {
     let sandbox = tempfile::Builder::new()
         .prefix("sc-as-")
         .tempdir()
@@ -140,13 +149,19 @@ fn run_case(
         root: &root,
     };
     Ok(match session.run(&request(planned, root.clone())) {
-        Ok(reply) => judge(&planned.golden, &reply, offered, facts),
-        Err(evidence) => CaseJudgement {
-            status: Status::of_fault(evidence.fault.kind(), evidence.phase),
-            differences: vec![format!("{:?}", evidence.fault)],
-            prompt: super::judge::Part::NotOffered,
-            not_offered: Vec::new(),
-        },
+        Ok(reply) => (
+            judge(&planned.golden, &reply, offered, facts),
+            Some(reply.clone()),
+        ),
+        Err(evidence) => {
+            let judgement = CaseJudgement {
+                status: Status::of_fault(evidence.fault.kind(), evidence.phase),
+                differences: vec![format!("{:?}", evidence.fault)],
+                prompt: super::judge::Part::NotOffered,
+                not_offered: Vec::new(),
+            };
+            (judgement, None)
+        }
     })
 }
 
@@ -176,6 +191,7 @@ pub fn run_port(
         about: String::new(),
         trouble: None,
         cases: BTreeMap::new(),
+        replies: BTreeMap::new(),
     };
     let command = match port::resolve(request, specs, repo, home.path()) {
         Resolved::Ready { command, .. } => command,
@@ -204,7 +220,10 @@ pub fn run_port(
         .map_err(|e| Error::Usage(e.to_string()))?;
     let version = session.hello().version.clone();
     for planned in planned {
-        let mut judgement = run_case(&mut session, planned, &offered)?;
+        let (mut judgement, reply) = run_case(&mut session, planned, &offered)?;
+        if let Some(reply) = reply {
+            result.replies.insert(planned.case.id.to_string(), reply);
+        }
         if let Some(_entry) = find_entry(&entries, &planned.case.id, Some(&version)) {
             judgement.status = match judgement.status {
                 Status::Fail | Status::Gap | Status::Error => Status::ExpectedFail,
@@ -221,10 +240,22 @@ pub fn run_port(
 /// `run --profile agentskills`: the ports asked for (all of the profile's when none), the
 /// matrix on stdout, and the exit code.
 pub fn run(repo: &Path, ports: &[PortRequest], case_globs: &[String]) -> Result<ExitCode, Error> {
+    let planned = plan(repo, case_globs)?;
+    let results = run_ports(repo, ports, &planned)?;
+    print!("{}", matrix(&planned, &results));
+    Ok(exit_code(&planned, &results))
+}
+
+/// Runs the ports asked for (every port of the profile when none) over `planned`.
+pub fn run_ports(
+    repo: &Path,
+    ports: &[PortRequest],
+    planned: &[PlannedAsCase],
+) -> Result<Vec<PortResult>, Error> {
     let specs = port::read_profile_ports(repo, Profile::Agentskills)?;
     let requests: Vec<PortRequest> = if ports.is_empty() {
-        specs
-            .keys()
+        let names = specs.keys();
+        names
             .map(|n| PortRequest::parse_port(n).expect("a port name"))
             .collect()
     } else {
@@ -233,13 +264,10 @@ pub fn run(repo: &Path, ports: &[PortRequest], case_globs: &[String]) -> Result<
     for request in &requests {
         port::check_known(request, &specs)?;
     }
-    let planned = plan(repo, case_globs)?;
-    let mut results = Vec::new();
-    for request in &requests {
-        results.push(run_port(repo, request, &specs, &planned)?);
-    }
-    print!("{}", matrix(&planned, &results));
-    Ok(exit_code(&planned, &results))
+    requests
+        .iter()
+        .map(|request| run_port(repo, request, &specs, planned))
+        .collect()
 }
 
 /// 0 as expected, 1 a failing verdict, 3 a broken port.
