@@ -71,6 +71,9 @@ pub struct RunArgs {
     /// Agent Skills implementations of adapters/ports.toml, printed as one matrix).
     #[arg(long, value_name = "NAME", value_parser = crate::profile::Profile::parse, default_value = "toolnexus")]
     pub profile: crate::profile::Profile,
+    /// `--profile agentskills`: also write docs/agentskills-implementations.md from this run.
+    #[arg(long)]
+    pub write_table: bool,
     /// Exit 3 when these ports are unavailable: `all` or NAME,NAME.
     #[arg(long, value_name = "all|NAME,...", value_parser = crate::run::Require::parse)]
     pub require: Option<crate::run::Require>,
@@ -436,7 +439,8 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, Error> {
     let mut ports = args.ports;
     ports.extend(args.adapters);
     if args.profile == crate::profile::Profile::Agentskills {
-        return crate::profile::agentskills::run::run(&args.repo.repo, &ports, &args.cases);
+        let repo = &args.repo.repo;
+        return crate::profile::agentskills::run::run(repo, &ports, &args.cases, args.write_table);
     }
     let options = crate::run::RunOptions {
         repo: args.repo.repo,

@@ -160,3 +160,37 @@ pub fn table(cases: &[AsCase], outputs: &[CaseOutput]) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_removes_orphans_and_then_check_is_clean() {
+        let dir = tempfile::tempdir().unwrap();
+        let case = dir.path().join("conformance-fixtures/agentskills/g/c");
+        fs::create_dir_all(case.join("skills/c")).unwrap();
+        fs::write(
+            case.join("case.toml"),
+            "summary = \"s\"\npinned = true\nrules = [\"prompt\"]\n",
+        )
+        .unwrap();
+        fs::write(
+            case.join("skills/c/SKILL.md"),
+            "---\nname: c\ndescription: d\n---\n",
+        )
+        .unwrap();
+        let orphan = dir.path().join("goldens/agentskills/g/gone.json");
+        fs::create_dir_all(orphan.parent().unwrap()).unwrap();
+        fs::write(&orphan, "{}").unwrap();
+        assert!(
+            check(dir.path()).unwrap().len() >= 3,
+            "missing golden, table, version, orphan"
+        );
+        write(dir.path()).unwrap();
+        assert!(!orphan.exists());
+        assert_eq!(check(dir.path()).unwrap(), Vec::<String>::new());
+        let golden = fs::read_to_string(dir.path().join("goldens/agentskills/g/c.json")).unwrap();
+        assert!(golden.contains("\"verdict\": \"valid\""), "{golden}");
+    }
+}

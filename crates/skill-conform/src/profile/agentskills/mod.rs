@@ -9,3 +9,4 @@ pub mod goldens;
 pub mod judge;
 pub mod mutants;
 pub mod run;
+pub mod table;

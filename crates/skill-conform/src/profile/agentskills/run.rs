@@ -239,11 +239,50 @@ pub fn run_port(
 
 /// `run --profile agentskills`: the ports asked for (all of the profile's when none), the
 /// matrix on stdout, and the exit code.
-pub fn run(repo: &Path, ports: &[PortRequest], case_globs: &[String]) -> Result<ExitCode, Error> {
+/// With `write_table`, also writes [`super::table::FILE`] (only over every case).
+pub fn run(
+    repo: &Path,
+    ports: &[PortRequest],
+    case_globs: &[String],
+    write_table: bool,
+) -> Result<ExitCode, Error> {
+    if write_table && !case_globs.is_empty() {
+        return Err(Error::Usage(
+            "--write-table runs every case (hint: drop --case)".to_owned(),
+        ));
+    }
     let planned = plan(repo, case_globs)?;
     let results = run_ports(repo, ports, &planned)?;
     print!("{}", matrix(&planned, &results));
+    if write_table {
+        write_tables(repo, &planned, &results)?;
+    }
     Ok(exit_code(&planned, &results))
+}
+
+/// Writes the implementations page and the README's summary table.
+fn write_tables(
+    repo: &Path,
+    planned: &[PlannedAsCase],
+    results: &[PortResult],
+) -> Result<(), Error> {
+    use super::table;
+    let io = |path: &Path, e| Error::io(format!("writing `{}`", path.display()), e);
+    let page = repo.join(table::FILE);
+    std::fs::write(&page, table::render(planned, results)).map_err(|e| io(&page, e))?;
+    let readme_path = repo.join("README.md");
+    let readme = std::fs::read_to_string(&readme_path).map_err(|e| io(&readme_path, e))?;
+    let spliced =
+        table::splice_readme(&readme, &table::summary(planned, results)).ok_or_else(|| {
+            Error::Usage(format!(
+                "README.md has no `{}` … `{}` block (hint: add the two lines where the table goes)",
+                table::README_START,
+                table::README_END
+            ))
+        })?;
+    std::fs::write(&readme_path, spliced).map_err(|e| io(&readme_path, e))?;
+    println!("wrote {} and the table in README.md", table::FILE);
+    Ok(())
 }
 
 /// Runs the ports asked for (every port of the profile when none) over `planned`.
