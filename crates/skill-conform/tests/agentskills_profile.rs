@@ -115,3 +115,50 @@ fn the_readme_table_is_the_implementations_page_summary() {
         "README's table is stale (hint: run `skill-conform run --profile agentskills --write-table`)"
     );
 }
+
+/// A fake adapter speaking the profile: `skills` is what every reply says.
+const FAKE: &str = r#"
+import json, sys
+skills = sys.argv[1]
+for line in sys.stdin:
+    req = json.loads(line)
+    if req["cmd"] == "hello":
+        print(json.dumps({"protocol": 1, "port": "fake", "library": "fake", "version": "1.0.0",
+                          "runtime": "python", "profiles": {"agentskills": ["validate"]}}), flush=True)
+    elif req["cmd"] == "run":
+        answer = [{"dir": d, "verdict": "valid", "violations": []} for d in req["skills"]]
+        print(json.dumps({"case": req["case"], "skills": answer if skills == "echo" else []}), flush=True)
+    else:
+        break
+"#;
+
+fn run_fake(mode: &str) -> (Option<i32>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("fake.py");
+    fs::write(&script, FAKE).unwrap();
+    let adapter = format!("fake=python3 {} {mode}", script.display());
+    let out = Command::new(env!("CARGO_BIN_EXE_skill-conform"))
+        .args(["run", "--profile", "agentskills", "--adapter", &adapter])
+        .args(["--case", "fields/*", "--case", "name/uppercase", "--repo"])
+        .arg(repo())
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn an_adapter_that_fails_the_smoke_pair_is_broken_and_parts_it_lacks_are_not_offered() {
+    let (code, stdout) = run_fake("empty");
+    assert_eq!(code, Some(3), "{stdout}");
+    assert!(stdout.contains("fake: broken"), "{stdout}");
+    assert!(stdout.contains("smoke pair: fields/all-valid"), "{stdout}");
+    let (code, stdout) = run_fake("echo");
+    assert_eq!(code, Some(1), "name/uppercase is not valid: {stdout}");
+    assert!(
+        stdout.contains("not offered: prompt, properties, unknown-fields"),
+        "{stdout}"
+    );
+}

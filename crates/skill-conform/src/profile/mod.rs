@@ -110,11 +110,13 @@ impl Profile {
         self.under(repo.join("goldens"))
     }
 
-    /// The case whose golden a port must reproduce before its other cases count.
-    pub fn smoke_case(self) -> &'static str {
+    /// The smoke pair a port must answer in the profile's reply shape before its cases count:
+    /// `None` for toolnexus (observe builds its own valid + skipped pair), two cases (one valid
+    /// skill, one invalid) for the others.
+    pub fn smoke_pair(self) -> Option<[&'static str; 2]> {
         match self {
-            Profile::Toolnexus => "smoke/minimal",
-            Profile::Agentskills => "fields/all-valid",
+            Profile::Toolnexus => None,
+            Profile::Agentskills => Some(["fields/all-valid", "name/uppercase"]),
         }
     }
 

@@ -177,6 +177,31 @@ fn offered(session: &Session) -> Option<BTreeSet<String>> {
     )
 }
 
+/// Runs the profile's smoke pair (when planned): each reply must be a reply of the profile's
+/// shape, one `skills` entry per directory asked, in order; `Some(why)` when one is not.
+fn smoke(
+    session: &mut Session,
+    planned: &[PlannedAsCase],
+    offered: &BTreeSet<String>,
+) -> Result<Option<String>, Error> {
+    let pair = Profile::Agentskills.smoke_pair().unwrap_or_default();
+    for case in planned
+        .iter()
+        .filter(|p| pair.contains(&p.case.id.as_str()))
+    {
+        let (judgement, reply) = run_case(session, case, offered)?;
+        let dirs: Option<Vec<&str>> = reply.as_ref().and_then(|r| {
+            let skills = r.get("skills")?.as_array()?;
+            skills.iter().map(|s| s.get("dir")?.as_str()).collect()
+        });
+        if dirs != Some(case.skills.iter().map(String::as_str).collect()) {
+            let what = judgement.differences.first().cloned().unwrap_or_default();
+            return Ok(Some(format!("{}: {what}", case.case.id)));
+        }
+    }
+    Ok(None)
+}
+
 /// Resolves, starts and runs one port over every planned case.
 pub fn run_port(
     repo: &Path,
@@ -216,6 +241,12 @@ pub fn run_port(
         result.about = format!("{}: hello names no `agentskills` profile", result.about);
         return Ok(result);
     };
+    if let Some(problem) = smoke(&mut session, planned, &offered)? {
+        result.trouble = Some(Status::Broken);
+        result.about = format!("{}: smoke pair: {problem}", result.about);
+        let _ = session.close();
+        return Ok(result);
+    }
     let entries = read_expected(&repo.join("adapters").join(&name).join("expected.toml"))
         .map_err(|e| Error::Usage(e.to_string()))?;
     let version = session.hello().version.clone();
