@@ -535,6 +535,9 @@ pub fn discover(fixtures_dir: &Path) -> Result<Vec<CaseSpec>, CaseError> {
         if kind == Kind::File && (group == "README.md" || group == ".gitattributes") {
             continue;
         }
+        if kind == Kind::Dir && crate::profile::Profile::is_subtree_of_another(&group) {
+            continue; // another profile's fixtures (see `crate::profile`)
+        }
         if kind != Kind::Dir || !valid_name(&group) {
             return Err(unexpected(
                 &group_path,

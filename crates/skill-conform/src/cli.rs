@@ -30,7 +30,7 @@ pub enum Command {
     /// Check the goldens against the reference, or regenerate them.
     Goldens(GoldensArgs),
     /// Run every mutant of the reference over every case; fail if one survives.
-    Mutants(RepoArgs),
+    Mutants(MutantsArgs),
     /// Speak the adapter protocol on stdin/stdout as the reference (or a mutant of it).
     Adapter(AdapterArgs),
     /// Run the conformance suite: the reference and every available port against the goldens.
@@ -82,6 +82,13 @@ pub struct RunArgs {
     /// Only the cases whose id matches GLOB (`*` within a segment, `**` across). Repeatable.
     #[arg(long = "case", value_name = "GLOB")]
     pub cases: Vec<String>,
+    /// The contract to judge against: `toolnexus` (default, its ports) or `agentskills` (the
+    /// Agent Skills implementations of adapters/ports.toml, printed as one matrix).
+    #[arg(long, value_name = "NAME", value_parser = crate::profile::Profile::parse, default_value = "toolnexus")]
+    pub profile: crate::profile::Profile,
+    /// `--profile agentskills`: also write docs/agentskills-implementations.md from this run.
+    #[arg(long)]
+    pub write_table: bool,
     /// Exit 3 when these ports are unavailable: `all` or NAME,NAME.
     #[arg(long, value_name = "all|NAME,...", value_parser = crate::run::Require::parse)]
     pub require: Option<crate::run::Require>,
@@ -137,6 +144,15 @@ pub struct DiffArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct MutantsArgs {
+    /// The profile whose mutants run: `toolnexus` (default) or `agentskills`.
+    #[arg(long, value_name = "NAME", value_parser = crate::profile::Profile::parse, default_value = "toolnexus")]
+    pub profile: crate::profile::Profile,
+    #[command(flatten)]
+    pub repo: RepoArgs,
+}
+
+#[derive(Debug, Args)]
 pub struct CorpusArgs {
     /// Skills folders, in order (read in place, never written).
     #[arg(required = true, value_name = "DIR")]
@@ -148,6 +164,10 @@ pub struct CorpusArgs {
     /// Run any protocol-speaking program as port NAME (split on whitespace).
     #[arg(long = "adapter", value_name = "NAME=COMMAND", value_parser = crate::port::PortRequest::parse_adapter)]
     pub adapters: Vec<crate::port::PortRequest>,
+    /// `agentskills`: run the Agent Skills implementations over folders of skill directories
+    /// and print which skills each rejects, and why (default `toolnexus`, the ports).
+    #[arg(long, value_name = "NAME", value_parser = crate::profile::Profile::parse, default_value = "toolnexus")]
+    pub profile: crate::profile::Profile,
     /// Where corpus.json and corpus.md go (default: REPO/reports).
     #[arg(long, value_name = "DIR")]
     pub report_dir: Option<PathBuf>,
@@ -357,6 +377,9 @@ fn cmd_goldens(args: GoldensArgs) -> Result<ExitCode, Error> {
         let report = crate::goldens::write(&layout)?;
         print!("{}", report.render(repo));
         print!("{observed}{}", crate::writing_tool::impact(&layout)?);
+        for line in crate::profile::agentskills::goldens::write(repo)? {
+            println!("{line}");
+        }
         return Ok(ExitCode::Ok);
     }
     let report = crate::goldens::check(&layout)?;
@@ -365,7 +388,11 @@ fn cmd_goldens(args: GoldensArgs) -> Result<ExitCode, Error> {
         println!("{problem}");
         return Ok(ExitCode::Divergence);
     }
-    if report.is_fresh() {
+    let profile_problems = crate::profile::agentskills::goldens::check(repo)?;
+    for line in &profile_problems {
+        println!("{line} (hint: run `skill-conform goldens --write` and review the impact)");
+    }
+    if report.is_fresh() && profile_problems.is_empty() {
         println!("goldens are fresh");
         Ok(ExitCode::Ok)
     } else {
@@ -373,14 +400,26 @@ fn cmd_goldens(args: GoldensArgs) -> Result<ExitCode, Error> {
     }
 }
 
-fn cmd_mutants(args: RepoArgs) -> Result<ExitCode, Error> {
-    let layout = check_repo(&args.repo)?;
-    let cases = crate::case::discover(&layout.fixtures).map_err(|e| Error::Usage(e.to_string()))?;
-    let outcomes = crate::mutants::run_mutants(&cases)?;
+fn cmd_mutants(args: MutantsArgs) -> Result<ExitCode, Error> {
+    let layout = check_repo(&args.repo.repo)?;
+    let lines: Vec<(String, bool)> = if args.profile == crate::profile::Profile::Agentskills {
+        crate::profile::agentskills::mutants::run_mutants(&args.repo.repo)?
+            .iter()
+            .map(|o| (o.line(), o.is_killed()))
+            .collect()
+    } else {
+        let cases =
+            crate::case::discover(&layout.fixtures).map_err(|e| Error::Usage(e.to_string()))?;
+        crate::mutants::run_mutants(&cases)?
+            .iter()
+            .map(|o| (o.line(), o.is_killed()))
+            .collect()
+    };
+    let outcomes = &lines;
     let mut survivors = 0;
-    for outcome in &outcomes {
-        println!("{}", outcome.line());
-        if !outcome.is_killed() {
+    for (line, killed) in outcomes {
+        println!("{line}");
+        if !killed {
             survivors += 1;
         }
     }
@@ -442,6 +481,10 @@ fn cmd_adapter(args: AdapterArgs) -> Result<ExitCode, Error> {
 fn cmd_run(args: RunArgs) -> Result<ExitCode, Error> {
     let mut ports = args.ports;
     ports.extend(args.adapters);
+    if args.profile == crate::profile::Profile::Agentskills {
+        let repo = &args.repo.repo;
+        return crate::profile::agentskills::run::run(repo, &ports, &args.cases, args.write_table);
+    }
     let options = crate::run::RunOptions {
         repo: args.repo.repo,
         ports,
@@ -487,6 +530,9 @@ fn cmd_diff(args: DiffArgs) -> Result<ExitCode, Error> {
 fn cmd_corpus(args: CorpusArgs) -> Result<ExitCode, Error> {
     let mut ports = args.ports;
     ports.extend(args.adapters);
+    if args.profile == crate::profile::Profile::Agentskills {
+        return crate::profile::agentskills::corpus::corpus(&args.repo.repo, &args.dirs, &ports);
+    }
     crate::corpus::corpus(crate::corpus::CorpusOptions {
         repo: args.repo.repo,
         dirs: args.dirs,

@@ -154,6 +154,7 @@ fn golden_files(goldens: &Path) -> Vec<PathBuf> {
         .flatten()
         .filter(|e| e.file_type().is_file())
         .map(|e| e.into_path())
+        .filter(|p| !in_another_profile(goldens, p))
         .filter(|p| {
             let name = p.to_string_lossy();
             name.ends_with(".json") || name.ends_with(".new")
@@ -161,6 +162,15 @@ fn golden_files(goldens: &Path) -> Vec<PathBuf> {
         .collect();
     files.sort();
     files
+}
+
+/// True for a file under another profile's golden directory (see `crate::profile`).
+fn in_another_profile(goldens: &Path, file: &Path) -> bool {
+    let top = file
+        .strip_prefix(goldens)
+        .ok()
+        .and_then(|r| r.iter().next());
+    top.is_some_and(|dir| crate::profile::Profile::is_subtree_of_another(&dir.to_string_lossy()))
 }
 
 /// Computes the expected text of every case.

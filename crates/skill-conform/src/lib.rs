@@ -30,6 +30,7 @@
 //! | [`tamper`]    | digests of fixtures, goldens, `expected.toml` and sandboxes; their diff |
 //! | [`interrupt`] | SIGINT/SIGTERM: kill registered process groups, remove temp dirs      |
 //! | [`plan`]      | stage 1: the validated [`plan::Plan`] and each case's request          |
+//! | [`profile`]   | contract profiles (toolnexus, agentskills): layout, rules, replies    |
 //! | [`port`]      | `adapters/ports.toml`, port requests as given, resolving and set-up   |
 //! | `bounded`     | probes and set-up in their own process group under a named timeout    |
 //! | [`confine`]   | adapters started in their own directory, write-restricted (Landlock)  |
@@ -73,6 +74,7 @@ mod partial;
 pub mod plan;
 pub mod port;
 pub mod port_columns;
+pub mod profile;
 mod reference;
 pub mod report;
 pub mod run;

@@ -36,6 +36,7 @@ impl PlannedCase {
             filter: self.spec.filter.clone(),
             load: self.load.clone(),
             tool: self.tool,
+            profile: None,
         }
     }
 }
@@ -124,6 +125,7 @@ fn smoke(session: &mut Session) -> Result<(), PortTrouble> {
         filter: BTreeMap::new(),
         load: vec!["smoke-ok".to_owned(), "no-such-skill".to_owned()],
         tool: false,
+        profile: None,
     };
     let compare = [Field::Inventory].into_iter().collect();
     let reference = crate::reference::run_reference(

@@ -56,6 +56,9 @@ pub struct PortSpec {
     /// Whether the adapter has been run on any machine we have.
     #[serde(default)]
     pub tested: bool,
+    /// The contract the port is judged against (absent: `toolnexus`).
+    #[serde(default)]
+    pub profile: crate::profile::Profile,
 }
 
 /// `adapters/ports.toml`.
@@ -68,8 +71,23 @@ pub struct PortsFile {
     pub tools: BTreeMap<String, crate::writing_tool::ToolSpec>,
 }
 
-/// Reads `adapters/ports.toml` under `repo`.
+/// Reads the toolnexus ports of `adapters/ports.toml` under `repo` (a plain `run`'s ports).
 pub fn read_ports(repo: &Path) -> Result<BTreeMap<String, PortSpec>, Error> {
+    read_profile_ports(repo, crate::profile::Profile::Toolnexus)
+}
+
+/// Reads the ports of `adapters/ports.toml` under `repo` that declare `profile`.
+pub fn read_profile_ports(
+    repo: &Path,
+    profile: crate::profile::Profile,
+) -> Result<BTreeMap<String, PortSpec>, Error> {
+    let mut ports = read_all_ports(repo)?;
+    ports.retain(|_, spec| spec.profile == profile);
+    Ok(ports)
+}
+
+/// Reads every port of `adapters/ports.toml` under `repo`, whatever its profile.
+fn read_all_ports(repo: &Path) -> Result<BTreeMap<String, PortSpec>, Error> {
     let path = repo.join("adapters/ports.toml");
     let text = std::fs::read_to_string(&path).map_err(|e| {
         Error::Usage(format!(
@@ -583,6 +601,23 @@ mod tests {
         );
     }
 
+    #[test]
+    fn the_agentskills_ports_are_read_only_for_their_profile() {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let ports = read_profile_ports(&repo, crate::profile::Profile::Agentskills).unwrap();
+        let names: Vec<&str> = ports.keys().map(String::as_str).collect();
+        assert_eq!(
+            names,
+            [
+                "agentskills-fs",
+                "skill-tools",
+                "skills-ref-js",
+                "skills-ref-py",
+                "skills-ref-rs"
+            ]
+        );
+    }
+
     fn sh(script: &str) -> Vec<String> {
         vec!["sh".into(), "-c".into(), script.into()]
     }
@@ -602,6 +637,7 @@ mod tests {
             version: "1.2.3".into(),
             cache_env: BTreeMap::new(),
             tested: false,
+            profile: Default::default(),
         };
         [("fake".to_owned(), spec)].into_iter().collect()
     }

@@ -178,6 +178,7 @@ fn request(case: &str) -> RunRequest {
         filter: Default::default(),
         load: vec!["beta".to_owned(), "alpha".to_owned()],
         tool: false,
+        profile: None,
     }
 }
 

@@ -1,10 +1,10 @@
 //! The Agent Skills profile's fixtures against its reference: every case's canonical output must
-//! equal its golden in `goldens-profiles/agentskills/<group>/<case>.json`, every `case.toml`
+//! equal its golden in `goldens/agentskills/<group>/<case>.json`, every `case.toml`
 //! must be well-formed, and every mutant of the profile must change the output of at least one
 //! pinned case (the fixtures kill it).
 //!
-//! Regenerate the goldens (never edit them by hand) with
-//! `SKILL_CONFORM_WRITE_AS_GOLDENS=1 cargo test -p skill-ref --test agentskills_fixtures`.
+//! The goldens are written by the harness (`skill-conform goldens --write`, never by hand); this
+//! test only checks them, so the reference crate catches a drift without the harness.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -68,7 +68,7 @@ fn sorted_dirs(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn cases() -> Vec<Case> {
-    let fixtures = repo().join("conformance-profiles/agentskills");
+    let fixtures = repo().join("conformance-fixtures/agentskills");
     let mut cases = Vec::new();
     for group in sorted_dirs(&fixtures) {
         for dir in sorted_dirs(&group) {
@@ -144,25 +144,18 @@ const TYPE_RULES_ONLY_IN_HAZARDS: &[&str] = &[
 
 #[test]
 fn goldens_match_the_reference() {
-    let goldens = repo().join("goldens-profiles/agentskills");
-    let write = std::env::var_os("SKILL_CONFORM_WRITE_AS_GOLDENS").is_some();
-    if write {
-        let _ = std::fs::remove_dir_all(&goldens);
-    }
+    let goldens = repo().join("goldens/agentskills");
     let mut stale = Vec::new();
     for case in cases() {
         let path = goldens.join(format!("{}.json", case.id));
         let actual = output(&AsConfig::default(), &case);
-        if write {
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, &actual).unwrap();
-        } else if std::fs::read_to_string(&path).ok().as_deref() != Some(actual.as_str()) {
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(actual.as_str()) {
             stale.push(case.id);
         }
     }
     assert!(
         stale.is_empty(),
-        "goldens differ from the reference (regenerate with SKILL_CONFORM_WRITE_AS_GOLDENS=1): {stale:?}"
+        "goldens differ from the reference (regenerate with `skill-conform goldens --write`): {stale:?}"
     );
 }
 

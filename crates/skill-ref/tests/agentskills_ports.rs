@@ -1,5 +1,5 @@
-//! The agentskills ports' manifests agree: every port of `adapters/agentskills-ports.toml` says
-//! `profile = "agentskills"`, has a set-up that sources the shared preamble, a README and an
+//! The agentskills ports' manifests agree: every port of `adapters/ports.toml` that says
+//! `profile = "agentskills"` has a set-up that sources the shared preamble, a README and an
 //! `expected.toml` whose cases are fixtures of the profile, and its pinned version is the one its
 //! lock or constraints install.
 
@@ -14,11 +14,12 @@ fn read(path: &str) -> String {
 }
 
 fn ports() -> Vec<(String, toml::Table)> {
-    let manifest: toml::Table = read("adapters/agentskills-ports.toml").parse().unwrap();
+    let manifest: toml::Table = read("adapters/ports.toml").parse().unwrap();
     let ports = manifest["ports"].as_table().expect("[ports.*] tables");
     ports
         .iter()
         .map(|(name, port)| (name.clone(), port.as_table().unwrap().clone()))
+        .filter(|(_, port)| port.get("profile").and_then(|p| p.as_str()) == Some("agentskills"))
         .collect()
 }
 
@@ -77,7 +78,7 @@ fn expected_entries_name_fixtures_of_the_profile() {
             .unwrap_or_default();
         for entry in entries {
             let case = entry["cases"].as_str().unwrap();
-            let dir = repo().join("conformance-profiles/agentskills").join(case);
+            let dir = repo().join("conformance-fixtures/agentskills").join(case);
             assert!(
                 dir.join("case.toml").is_file(),
                 "{name}: expected.toml names unknown case {case}"

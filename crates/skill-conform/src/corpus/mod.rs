@@ -228,6 +228,7 @@ fn run_reference_over(roots: &[String]) -> (RunRequest, PortResult) {
             .map(|l| l.name.clone())
             .collect(),
         tool: false,
+        profile: None,
     };
     let raw = serde_json::to_value(&reference.output).expect("the output serialises");
     let result = PortResult {

@@ -44,7 +44,7 @@ pub use evidence::{Fault, FaultEvidence, FaultKind, HandshakeProblem, Phase, Std
 pub use fault::{FaultInjection, FaultMode, UnknownFaultMode, FAULT_CASES_ENV};
 pub use process::{AdapterCommand, AdapterProcess, DEFAULT_LINE_CAP};
 pub use protocol::{
-    check_run_reply, protocol_schema, HelloReply, Request, RunRequest, PROTOCOL_VERSION,
+    check_run_reply, protocol_schema, HelloReply, ProfileRun, Request, RunRequest, PROTOCOL_VERSION,
 };
 pub use serve::{serve, serve_with};
 

@@ -59,6 +59,21 @@ pub struct RunRequest {
     pub load: Vec<String>,
     /// Whether the reply carries the `skill` tool's declaration.
     pub tool: bool,
+    /// The profile's own fields; absent for `toolnexus`, whose adapters never see them.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<ProfileRun>,
+}
+
+/// The fields a `run` request of another profile than `toolnexus` adds (adapters/PROTOCOL.md,
+/// "Profiles"); the toolnexus fields are then sent with neutral values and ignored.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ProfileRun {
+    /// The profile the case belongs to; absent means `toolnexus`.
+    pub profile: crate::profile::Profile,
+    /// `agentskills`: the skill directories to check (names relative to the root), in order.
+    pub skills: Vec<String>,
+    /// `agentskills`: the skill directories to render into the `<available_skills>` prompt.
+    pub prompt: Vec<String>,
 }
 
 /// The adapter's answer to `hello`. Extra fields are allowed: kept for the report, never judged.
@@ -78,6 +93,10 @@ pub struct HelloReply {
     /// optional, kept for the report.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub libraries: BTreeMap<String, String>,
+    /// The profiles the adapter speaks, each with the capabilities (reply parts) it offers;
+    /// absent means a toolnexus adapter offering everything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profiles: Option<BTreeMap<crate::profile::Profile, Vec<String>>>,
     /// Any further fields the adapter reports.
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
@@ -98,6 +117,7 @@ impl HelloReply {
             version: version.into(),
             runtime: runtime.into(),
             libraries: BTreeMap::new(),
+            profiles: None,
             extra: BTreeMap::new(),
         }
     }
@@ -159,7 +179,7 @@ pub enum ReplyProblem {
     NotAnObject,
     /// `error` is present but not a string.
     ErrorNotAString,
-    /// Neither `error` nor any of `inventory`, `loads`, `prompt` is present.
+    /// Neither `error` nor any of [`RESULT_FIELDS`] is present.
     NoResultFields,
 }
 
@@ -175,7 +195,8 @@ pub enum ReplyRejection {
 }
 
 /// The result fields of a run reply; a reply must carry at least one of them, or `error`.
-pub const RESULT_FIELDS: [&str; 3] = ["inventory", "loads", "prompt"];
+/// (`skills` is the `agentskills` profile's.)
+pub const RESULT_FIELDS: [&str; 4] = ["inventory", "loads", "prompt", "skills"];
 
 /// Checks one run reply line and returns it as a JSON value.
 ///
@@ -236,6 +257,7 @@ mod tests {
             filter: BTreeMap::new(),
             load: vec!["colon-space".into(), "no-such-skill".into()],
             tool: false,
+            profile: None,
         });
         let line = run.to_line();
         assert_eq!(

@@ -238,6 +238,7 @@ mod tests {
             filter: BTreeMap::new(),
             load: vec!["b".to_owned(), "a".to_owned()],
             tool: false,
+            profile: None,
         })
         .to_line()
     }

@@ -21,6 +21,10 @@ pub use mutant::{AsConfig, AsMutant};
 pub use output::{CaseOutput, Properties, Report, SkillReport, Verdict};
 pub use rule::Rule;
 
+/// The revision of the profile's rules (AGENTSKILLS.md); `goldens/agentskills/VERSION` names it.
+/// Bump it when a rule, a code or the reply shape changes.
+pub const REVISION: &str = "agentskills-spec-r1";
+
 /// The file a skill directory must hold, spelled exactly so.
 pub const SKILL_FILE: &str = "SKILL.md";
 
