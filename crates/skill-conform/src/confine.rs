@@ -67,6 +67,29 @@ pub fn confine(
     command
 }
 
+/// A set-up command line confined: where [`level`] is not `none`, run through `skill-conform
+/// isolate` with writes allowed only below `writable` (each created when missing); the network
+/// stays open (set-up installs packages).
+pub fn setup_argv(argv: &[String], writable: &[PathBuf]) -> Vec<OsString> {
+    let plain: Vec<OsString> = argv.iter().map(OsString::from).collect();
+    if level() == Isolation::None {
+        return plain;
+    }
+    let Ok(exe) = std::env::current_exe() else {
+        return plain;
+    };
+    let mut confined: Vec<OsString> = vec![exe.into_os_string(), "isolate".into()];
+    for dir in writable {
+        if std::fs::create_dir_all(dir).is_ok() {
+            confined.push("--write".into());
+            confined.push(dir.as_os_str().to_owned());
+        }
+    }
+    confined.push("--".into());
+    confined.extend(plain);
+    confined
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

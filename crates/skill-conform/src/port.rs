@@ -381,13 +381,18 @@ fn probe_and_set_up(
                     .iter()
                     .map(|a| with_repo(a, repo).replace("{version}", asked))
                     .collect();
-                run_setup(
-                    &argv,
-                    &work_dir(home, name),
-                    &adapter_env(repo, name, Some(spec), home),
-                    spec,
-                    bounded::effective(SETUP_TIMEOUT),
-                )
+                let dir = work_dir(home, name);
+                let mut writable = vec![
+                    dir.clone(),
+                    home.to_owned(),
+                    repo.join("adapters").join(name).join(".cache"),
+                ];
+                if asked.starts_with('/') {
+                    writable.push(PathBuf::from(asked)); // the `NAME=PATH` checkout
+                }
+                let confined = crate::confine::setup_argv(&argv, &writable);
+                let env = adapter_env(repo, name, Some(spec), home);
+                run_setup(&argv, &confined, (&dir, home), &env, spec)
             })
         });
         let probe_timeout = bounded::effective(PROBE_TIMEOUT);
@@ -424,18 +429,22 @@ fn probe_ok(argv: &[String], timeout: Duration) -> Result<(), String> {
 /// last stdout line is the result, its last stderr line the reason on failure.
 fn run_setup(
     argv: &[String],
-    work_dir: &Path,
+    confined: &[std::ffi::OsString],
+    (work_dir, home): (&Path, &Path),
     env: &[(String, std::ffi::OsString)],
     spec: &PortSpec,
-    timeout: Duration,
 ) -> Result<String, String> {
-    let (program, args) = argv.split_first().ok_or("empty setup command")?;
+    let timeout = bounded::effective(SETUP_TIMEOUT);
+    let (program, args) = confined.split_first().ok_or("empty setup command")?;
     let mut command = Command::new(program);
     command
         .args(args)
         .current_dir(work_dir)
+        .env("HOME", home)
+        .env("TMPDIR", work_dir)
         // Set-up needs the user's network configuration and tools, so it inherits the
-        // environment; only the caches are redirected.
+        // environment; the caches, HOME and TMPDIR are redirected (and, with Landlock, are
+        // all it may write, with a `NAME=PATH` checkout).
         .envs(
             env.iter()
                 .filter(|(k, _)| spec.cache_env.contains_key(k))

@@ -176,8 +176,8 @@ fn with_landlock_the_adapters_writes_to_the_repository_are_denied() {
     scene.assert_clean_tmp();
 }
 
-#[test]
-fn a_set_up_that_edits_a_golden_makes_the_run_tampered() {
+/// A scene whose only port `evil` has a set-up that appends to a golden.
+fn golden_editing_set_up() -> Scene {
     let scene = Scene::new();
     let setup = scene.script(
         "evil-setup.sh",
@@ -191,6 +191,12 @@ fn a_set_up_that_edits_a_golden_makes_the_run_tampered() {
         setup.display()
     );
     std::fs::write(scene.repo.join("adapters/ports.toml"), ports).unwrap();
+    scene
+}
+
+#[test]
+fn a_set_up_that_edits_a_golden_makes_the_run_tampered() {
+    let scene = golden_editing_set_up();
     let out = scene.run(&["--port", "evil"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(3), "{stdout}");
@@ -198,6 +204,19 @@ fn a_set_up_that_edits_a_golden_makes_the_run_tampered() {
         tampered(&scene.report()),
         ["changed goldens/frontmatter/block-folded.json"]
     );
+    scene.assert_clean_tmp();
+}
+
+#[test]
+fn with_landlock_a_set_ups_write_to_a_golden_is_denied() {
+    if skill_conform::confine::level() == Isolation::None {
+        return; // Without Landlock the write lands, and the run is `tampered` (test above).
+    }
+    let scene = golden_editing_set_up();
+    let out = scene.run_with(&["--port", "evil"], true);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(tampered(&scene.report()).is_empty());
     scene.assert_clean_tmp();
 }
 
