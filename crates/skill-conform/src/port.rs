@@ -392,7 +392,8 @@ fn probe_and_set_up(
                 }
                 let confined = crate::confine::setup_argv(&argv, &writable);
                 let env = adapter_env(repo, name, Some(spec), home);
-                run_setup(&argv, &confined, (&dir, home), &env, spec)
+                let timeout = bounded::effective(SETUP_TIMEOUT);
+                run_setup(&argv, &confined, (&dir, home), &env, spec, timeout)
             })
         });
         let probe_timeout = bounded::effective(PROBE_TIMEOUT);
@@ -433,8 +434,8 @@ fn run_setup(
     (work_dir, home): (&Path, &Path),
     env: &[(String, std::ffi::OsString)],
     spec: &PortSpec,
+    timeout: Duration,
 ) -> Result<String, String> {
-    let timeout = bounded::effective(SETUP_TIMEOUT);
     let (program, args) = confined.split_first().ok_or("empty setup command")?;
     let mut command = Command::new(program);
     command
@@ -510,7 +511,10 @@ mod tests {
 
         let spec: PortSpec =
             toml::from_str("language = \"sh\"\nrun = [\"true\"]\nversion = \"1\"").unwrap();
-        let err = run_setup(&hanging(dir.path()), dir.path(), &[], &spec, timeout).unwrap_err();
+        let argv = hanging(dir.path());
+        let plain: Vec<std::ffi::OsString> = argv.iter().map(Into::into).collect();
+        let dirs = (dir.path(), dir.path());
+        let err = run_setup(&argv, &plain, dirs, &[], &spec, timeout).unwrap_err();
         assert!(err.contains("its process group was killed"), "{err}");
         assert!(!survivor(dir.path()), "the set-up's child survived");
     }
