@@ -158,17 +158,16 @@ fn an_adapter_that_edits_the_repository_makes_the_run_tampered() {
 
 #[test]
 fn with_landlock_the_adapters_writes_to_the_repository_are_denied() {
-    let level = skill_conform::confine::level();
     let scene = Scene::new();
     let before = skill_conform::tamper::digest_repository(&scene.repo).unwrap();
     let evil = repository_editor(&scene);
     let out = scene.run_with(&["--adapter", &format!("evil={}", evil.display())], true);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let report = scene.report();
-    assert_eq!(report["ports"]["evil"]["isolation"], level.as_str());
-    if level == Isolation::None {
+    if report["ports"]["evil"]["isolation"] == Isolation::None.as_str() {
         return; // Without Landlock the write lands, and the run is `tampered` (test above).
     }
+    assert_eq!(report["ports"]["evil"]["isolation"], "full");
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(tampered(&report).is_empty());
     let after = skill_conform::tamper::digest_repository(&scene.repo).unwrap();
@@ -209,12 +208,12 @@ fn a_set_up_that_edits_a_golden_makes_the_run_tampered() {
 
 #[test]
 fn with_landlock_a_set_ups_write_to_a_golden_is_denied() {
-    if skill_conform::confine::level() == Isolation::None {
-        return; // Without Landlock the write lands, and the run is `tampered` (test above).
-    }
     let scene = golden_editing_set_up();
     let out = scene.run_with(&["--port", "evil"], true);
     let stdout = String::from_utf8_lossy(&out.stdout);
+    if scene.report()["ports"]["evil"]["isolation"] == Isolation::None.as_str() {
+        return; // Without Landlock the write lands, and the run is `tampered` (test above).
+    }
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(tampered(&scene.report()).is_empty());
     scene.assert_clean_tmp();
