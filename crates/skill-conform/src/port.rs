@@ -267,6 +267,24 @@ fn resolve_program(argv: &[String]) -> Vec<String> {
     argv
 }
 
+/// A port with no `ports.toml` entry (an `--adapter` command, the reference): ready, with no
+/// cache, no set-up and no probe.
+fn unnamed_port(
+    name: &str,
+    argv: Vec<String>,
+    asked: String,
+    repo: &Path,
+    home: &Path,
+) -> Resolved {
+    let adapter = AdapterCommand::new(argv).envs(adapter_env(repo, name, None, home));
+    Resolved::Ready {
+        name: name.to_owned(),
+        command: confined(adapter, home, name, None),
+        asked,
+        tested: true,
+    }
+}
+
 /// Resolves one requested port: probe, set up, and build the adapter command.
 pub fn resolve(
     request: &PortRequest,
@@ -276,18 +294,8 @@ pub fn resolve(
 ) -> Resolved {
     let (name, version, path) = match request {
         PortRequest::Command { name, argv } => {
-            return Resolved::Ready {
-                name: name.clone(),
-                command: confined(
-                    AdapterCommand::new(resolve_program(argv))
-                        .envs(adapter_env(repo, name, None, home)),
-                    home,
-                    name,
-                    None,
-                ),
-                asked: argv.join(" "),
-                tested: true,
-            }
+            let asked = argv.join(" ");
+            return unnamed_port(name, resolve_program(argv), asked, repo, home);
         }
         PortRequest::Named {
             name,
@@ -299,18 +307,9 @@ pub fn resolve(
         let exe = std::env::current_exe()
             .map(|p| p.display().to_string())
             .unwrap_or_else(|_| "skill-conform".to_owned());
-        return Resolved::Ready {
-            name: name.clone(),
-            command: confined(
-                AdapterCommand::new(vec![exe, "adapter".into(), "--reference".into()])
-                    .envs(adapter_env(repo, name, None, home)),
-                home,
-                name,
-                None,
-            ),
-            asked: skill_ref::CONTRACT_REVISION.to_owned(),
-            tested: true,
-        };
+        let argv = vec![exe, "adapter".into(), "--reference".into()];
+        let asked = skill_ref::CONTRACT_REVISION.to_owned();
+        return unnamed_port(name, argv, asked, repo, home);
     }
     let spec = &ports[name];
     let unavailable = |reason: String| Resolved::Unavailable {
