@@ -17,11 +17,15 @@ use crate::session::AdapterCommand;
 /// Test hook: when set (to anything), adapters start unrestricted, as without Landlock.
 pub const NO_ISOLATION_ENV: &str = "SKILL_CONFORM_TEST_NO_ISOLATION";
 
-/// How much of the adapters' policy this process can enforce (probed once).
+/// How much of the adapters' policy this process can enforce (probed once). `none` too when
+/// this process is not the `skill-conform` binary (a test harness or a bench embedding the
+/// library), which has no `isolate` step to execute.
 pub fn level() -> Isolation {
     static LEVEL: OnceLock<Isolation> = OnceLock::new();
     *LEVEL.get_or_init(|| {
-        if std::env::var_os(NO_ISOLATION_ENV).is_some() {
+        let exe = std::env::current_exe().ok();
+        let ours = exe.as_deref().and_then(Path::file_name) == Some("skill-conform".as_ref());
+        if std::env::var_os(NO_ISOLATION_ENV).is_some() || !ours {
             return Isolation::None;
         }
         let policy = Policy {
@@ -65,6 +69,29 @@ pub fn confine(
     argv.append(&mut command.argv);
     command.argv = argv;
     command
+}
+
+/// A set-up command line confined: where [`level`] is not `none`, run through `skill-conform
+/// isolate` with writes allowed only below `writable` (each created when missing); the network
+/// stays open (set-up installs packages).
+pub fn setup_argv(argv: &[String], writable: &[PathBuf]) -> Vec<OsString> {
+    let plain: Vec<OsString> = argv.iter().map(OsString::from).collect();
+    if level() == Isolation::None {
+        return plain;
+    }
+    let Ok(exe) = std::env::current_exe() else {
+        return plain;
+    };
+    let mut confined: Vec<OsString> = vec![exe.into_os_string(), "isolate".into()];
+    for dir in writable {
+        if std::fs::create_dir_all(dir).is_ok() {
+            confined.push("--write".into());
+            confined.push(dir.as_os_str().to_owned());
+        }
+    }
+    confined.push("--".into());
+    confined.extend(plain);
+    confined
 }
 
 #[cfg(test)]

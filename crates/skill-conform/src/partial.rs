@@ -37,6 +37,13 @@ pub fn arm(results: Results, report_dir: PathBuf, repo: PathBuf) {
         report_dir,
         repo,
     });
+    watch();
+}
+
+/// Installs the interrupt watcher, once per process: on SIGINT/SIGTERM it kills every registered
+/// process group, removes every registered directory, writes the armed run's reports (if any)
+/// and exits 130 or 143.
+pub fn watch() {
     static INSTALLED: OnceLock<()> = OnceLock::new();
     INSTALLED.get_or_init(|| {
         if let Err(error) = crate::interrupt::install(Box::new(write_interrupted)) {

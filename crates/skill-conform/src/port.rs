@@ -298,6 +298,24 @@ fn resolve_program(argv: &[String]) -> Vec<String> {
     argv
 }
 
+/// A port with no `ports.toml` entry (an `--adapter` command, the reference): ready, with no
+/// cache, no set-up and no probe.
+fn unnamed_port(
+    name: &str,
+    argv: Vec<String>,
+    asked: String,
+    repo: &Path,
+    home: &Path,
+) -> Resolved {
+    let adapter = AdapterCommand::new(argv).envs(adapter_env(repo, name, None, home));
+    Resolved::Ready {
+        name: name.to_owned(),
+        command: confined(adapter, home, name, None),
+        asked,
+        tested: true,
+    }
+}
+
 /// Resolves one requested port: probe, set up, and build the adapter command.
 pub fn resolve(
     request: &PortRequest,
@@ -307,18 +325,8 @@ pub fn resolve(
 ) -> Resolved {
     let (name, version, path) = match request {
         PortRequest::Command { name, argv } => {
-            return Resolved::Ready {
-                name: name.clone(),
-                command: confined(
-                    AdapterCommand::new(resolve_program(argv))
-                        .envs(adapter_env(repo, name, None, home)),
-                    home,
-                    name,
-                    None,
-                ),
-                asked: argv.join(" "),
-                tested: true,
-            }
+            let asked = argv.join(" ");
+            return unnamed_port(name, resolve_program(argv), asked, repo, home);
         }
         PortRequest::Named {
             name,
@@ -330,18 +338,9 @@ pub fn resolve(
         let exe = std::env::current_exe()
             .map(|p| p.display().to_string())
             .unwrap_or_else(|_| "skill-conform".to_owned());
-        return Resolved::Ready {
-            name: name.clone(),
-            command: confined(
-                AdapterCommand::new(vec![exe, "adapter".into(), "--reference".into()])
-                    .envs(adapter_env(repo, name, None, home)),
-                home,
-                name,
-                None,
-            ),
-            asked: skill_ref::CONTRACT_REVISION.to_owned(),
-            tested: true,
-        };
+        let argv = vec![exe, "adapter".into(), "--reference".into()];
+        let asked = skill_ref::CONTRACT_REVISION.to_owned();
+        return unnamed_port(name, argv, asked, repo, home);
     }
     let spec = &ports[name];
     let unavailable = |reason: String| Resolved::Unavailable {
@@ -412,13 +411,19 @@ fn probe_and_set_up(
                     .iter()
                     .map(|a| with_repo(a, repo).replace("{version}", asked))
                     .collect();
-                run_setup(
-                    &argv,
-                    &work_dir(home, name),
-                    &adapter_env(repo, name, Some(spec), home),
-                    spec,
-                    bounded::effective(SETUP_TIMEOUT),
-                )
+                let dir = work_dir(home, name);
+                let mut writable = vec![
+                    dir.clone(),
+                    home.to_owned(),
+                    repo.join("adapters").join(name).join(".cache"),
+                ];
+                if asked.starts_with('/') {
+                    writable.push(PathBuf::from(asked)); // the `NAME=PATH` checkout
+                }
+                let confined = crate::confine::setup_argv(&argv, &writable);
+                let env = adapter_env(repo, name, Some(spec), home);
+                let timeout = bounded::effective(SETUP_TIMEOUT);
+                run_setup(&argv, &confined, (&dir, home), &env, spec, timeout)
             })
         });
         let probe_timeout = bounded::effective(PROBE_TIMEOUT);
@@ -455,18 +460,22 @@ fn probe_ok(argv: &[String], timeout: Duration) -> Result<(), String> {
 /// last stdout line is the result, its last stderr line the reason on failure.
 fn run_setup(
     argv: &[String],
-    work_dir: &Path,
+    confined: &[std::ffi::OsString],
+    (work_dir, home): (&Path, &Path),
     env: &[(String, std::ffi::OsString)],
     spec: &PortSpec,
     timeout: Duration,
 ) -> Result<String, String> {
-    let (program, args) = argv.split_first().ok_or("empty setup command")?;
+    let (program, args) = confined.split_first().ok_or("empty setup command")?;
     let mut command = Command::new(program);
     command
         .args(args)
         .current_dir(work_dir)
+        .env("HOME", home)
+        .env("TMPDIR", work_dir)
         // Set-up needs the user's network configuration and tools, so it inherits the
-        // environment; only the caches are redirected.
+        // environment; the caches, HOME and TMPDIR are redirected (and, with Landlock, are
+        // all it may write, with a `NAME=PATH` checkout).
         .envs(
             env.iter()
                 .filter(|(k, _)| spec.cache_env.contains_key(k))
@@ -532,7 +541,10 @@ mod tests {
 
         let spec: PortSpec =
             toml::from_str("language = \"sh\"\nrun = [\"true\"]\nversion = \"1\"").unwrap();
-        let err = run_setup(&hanging(dir.path()), dir.path(), &[], &spec, timeout).unwrap_err();
+        let argv = hanging(dir.path());
+        let plain: Vec<std::ffi::OsString> = argv.iter().map(Into::into).collect();
+        let dirs = (dir.path(), dir.path());
+        let err = run_setup(&argv, &plain, dirs, &[], &spec, timeout).unwrap_err();
         assert!(err.contains("its process group was killed"), "{err}");
         assert!(!survivor(dir.path()), "the set-up's child survived");
     }

@@ -158,17 +158,16 @@ fn an_adapter_that_edits_the_repository_makes_the_run_tampered() {
 
 #[test]
 fn with_landlock_the_adapters_writes_to_the_repository_are_denied() {
-    let level = skill_conform::confine::level();
     let scene = Scene::new();
     let before = skill_conform::tamper::digest_repository(&scene.repo).unwrap();
     let evil = repository_editor(&scene);
     let out = scene.run_with(&["--adapter", &format!("evil={}", evil.display())], true);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let report = scene.report();
-    assert_eq!(report["ports"]["evil"]["isolation"], level.as_str());
-    if level == Isolation::None {
+    if report["ports"]["evil"]["isolation"] == Isolation::None.as_str() {
         return; // Without Landlock the write lands, and the run is `tampered` (test above).
     }
+    assert_eq!(report["ports"]["evil"]["isolation"], "full");
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(tampered(&report).is_empty());
     let after = skill_conform::tamper::digest_repository(&scene.repo).unwrap();
@@ -176,8 +175,8 @@ fn with_landlock_the_adapters_writes_to_the_repository_are_denied() {
     scene.assert_clean_tmp();
 }
 
-#[test]
-fn a_set_up_that_edits_a_golden_makes_the_run_tampered() {
+/// A scene whose only port `evil` has a set-up that appends to a golden.
+fn golden_editing_set_up() -> Scene {
     let scene = Scene::new();
     let setup = scene.script(
         "evil-setup.sh",
@@ -191,6 +190,12 @@ fn a_set_up_that_edits_a_golden_makes_the_run_tampered() {
         setup.display()
     );
     std::fs::write(scene.repo.join("adapters/ports.toml"), ports).unwrap();
+    scene
+}
+
+#[test]
+fn a_set_up_that_edits_a_golden_makes_the_run_tampered() {
+    let scene = golden_editing_set_up();
     let out = scene.run(&["--port", "evil"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(3), "{stdout}");
@@ -198,6 +203,19 @@ fn a_set_up_that_edits_a_golden_makes_the_run_tampered() {
         tampered(&scene.report()),
         ["changed goldens/frontmatter/block-folded.json"]
     );
+    scene.assert_clean_tmp();
+}
+
+#[test]
+fn with_landlock_a_set_ups_write_to_a_golden_is_denied() {
+    let scene = golden_editing_set_up();
+    let out = scene.run_with(&["--port", "evil"], true);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if scene.report()["ports"]["evil"]["isolation"] == Isolation::None.as_str() {
+        return; // Without Landlock the write lands, and the run is `tampered` (test above).
+    }
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(tampered(&scene.report()).is_empty());
     scene.assert_clean_tmp();
 }
 

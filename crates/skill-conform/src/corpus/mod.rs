@@ -133,6 +133,9 @@ pub fn corpus(options: CorpusOptions) -> Result<ExitCode, Error> {
     let mut results = vec![reference];
     let home = crate::sandbox::plain_tempdir("skill-conform-home-")
         .map_err(|e| Error::Usage(e.to_string()))?;
+    // SIGINT/SIGTERM: kill the adapters, remove HOME, exit 130/143 (no partial corpus report).
+    crate::partial::watch();
+    let _home_interrupt = crate::interrupt::register_dir(&home.1);
     results.extend(std::thread::scope(|scope| {
         let handles: Vec<_> = requests
             .iter()

@@ -67,21 +67,7 @@ pub fn render_model(model: &Model<'_>, redactor: &Redactor) -> String {
             ));
         }
     }
-    if !model.results.tampered.is_empty() {
-        heading(&mut out, "Tampered (exit 3)");
-        out.push_str("Guarded files changed during the run:\n\n");
-        for line in &model.results.tampered {
-            let _ = writeln!(out, "- `{line}`");
-        }
-    }
-    if let Some(interruption) = model.results.interrupted {
-        heading(&mut out, "Interrupted");
-        let _ = writeln!(
-            out,
-            "By {}: the verdicts are what was judged before it.",
-            interruption.name()
-        );
-    }
+    run_problems(&mut out, model.results);
     if !model.clusters.is_empty() {
         heading(&mut out, "Gap clusters");
         out.push_str("Unpinned cases where real ports differ from the golden, ports grouped by identical output.\n\n");
@@ -233,6 +219,25 @@ fn table(model: &Model<'_>) -> String {
 }
 
 /// A level-2 heading after exactly one blank line.
+/// The run-level problems beyond the verdicts: `tampered` files and an interruption.
+fn run_problems(out: &mut String, results: &Results) {
+    if !results.tampered.is_empty() {
+        heading(out, "Tampered (exit 3)");
+        out.push_str("Guarded files changed during the run:\n\n");
+        for line in &results.tampered {
+            let _ = writeln!(out, "- `{line}`");
+        }
+    }
+    if let Some(interruption) = results.interrupted {
+        heading(out, "Interrupted");
+        let _ = writeln!(
+            out,
+            "By {}: the verdicts are what was judged before it.",
+            interruption.name()
+        );
+    }
+}
+
 fn heading(out: &mut String, title: &str) {
     while out.ends_with("\n\n") {
         out.pop();

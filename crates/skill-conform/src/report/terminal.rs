@@ -99,25 +99,7 @@ pub fn render_model(model: &Model<'_>, redactor: &Redactor, options: Options) ->
             .iter()
             .map(|problem| format!("{}: {}\n", problem.port, redactor.text(&problem.message))),
     );
-    section(
-        &mut out,
-        &format!(
-            "tampered: guarded files changed during the run, exit 3 ({})",
-            model.results.tampered.len()
-        ),
-        model
-            .results
-            .tampered
-            .iter()
-            .map(|line| format!("{line}\n")),
-    );
-    if let Some(interruption) = model.results.interrupted {
-        let _ = write!(
-            out,
-            "\ninterrupted by {}: the verdicts above are what was judged before it\n",
-            interruption.name()
-        );
-    }
+    run_problems(&mut out, model.results);
     section(
         &mut out,
         "notes",
@@ -131,6 +113,25 @@ pub fn render_model(model: &Model<'_>, redactor: &Redactor, options: Options) ->
 
 /// A titled section: blank line, title, blank line, then the items separated by blank lines;
 /// nothing when there are no items.
+/// The run-level problems beyond the verdicts: `tampered` files and an interruption.
+fn run_problems(out: &mut String, results: &Results) {
+    section(
+        out,
+        &format!(
+            "tampered: guarded files changed during the run, exit 3 ({})",
+            results.tampered.len()
+        ),
+        results.tampered.iter().map(|line| format!("{line}\n")),
+    );
+    if let Some(interruption) = results.interrupted {
+        let _ = write!(
+            out,
+            "\ninterrupted by {}: the verdicts above are what was judged before it\n",
+            interruption.name()
+        );
+    }
+}
+
 fn section(out: &mut String, title: &str, items: impl Iterator<Item = String>) {
     let items: Vec<String> = items.collect();
     if items.is_empty() {
