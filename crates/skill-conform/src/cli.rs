@@ -85,6 +85,10 @@ pub struct RunArgs {
     /// Seconds one case may take.
     #[arg(long, default_value_t = 10, value_name = "SECS")]
     pub run_timeout: u64,
+    /// After N timeouts in a row a port is broken for the rest of the run; its other cases are
+    /// `not-run`.
+    #[arg(long, default_value_t = crate::hang_budget::DEFAULT_MAX_TIMEOUTS, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub max_timeouts: u32,
     /// Run the selected cases N times per port (one session): pass 1 in plan order, the others
     /// shuffled; a case whose normalised outputs differ is `nondeterministic`.
     #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
@@ -412,6 +416,7 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, Error> {
             run: std::time::Duration::from_secs(args.run_timeout),
             ..crate::session::Timeouts::default()
         },
+        max_timeouts: std::num::NonZeroU32::new(args.max_timeouts),
         libtest: args.libtest,
         repeat: args.repeat,
         seed: args.seed,

@@ -29,6 +29,7 @@
 //! | [`sandbox`]   | each case's fixture copy (links, renames, unreadable files)           |
 //! | [`session`]   | one adapter process: protocol, timeouts, faults, process group        |
 //! | `observe`     | stage 2: start a port, run its cases in sessions, collect replies     |
+//! | `hang_budget` | consecutive timeouts before a port's remaining cases are not run      |
 //! | `normalize`   | replies to their compared form (roots as `{rootN}`, sorted inventory) |
 //! | [`compare`]   | golden vs reply: mismatches and their rendering                       |
 //! | [`judge`]     | stage 3: verdicts, statuses, `expected.toml`, clusters, exit code     |
@@ -47,6 +48,7 @@ pub mod corpus;
 pub mod corpus_gen;
 pub mod error;
 pub mod goldens;
+mod hang_budget;
 pub mod interrupt;
 pub mod isolate;
 pub mod judge;

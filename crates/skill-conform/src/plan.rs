@@ -111,6 +111,7 @@ impl Plan {
             observe: ObserveOptions {
                 timeouts: options.timeouts,
                 keep_sandbox: options.keep_sandbox,
+                max_timeouts: options.max_timeouts,
             },
             repeat: Repeat {
                 passes,

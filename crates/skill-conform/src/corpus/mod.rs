@@ -269,6 +269,7 @@ fn run_port(resolved: Resolved, request: &RunRequest, timeouts: Timeouts) -> Por
     let options = ObserveOptions {
         timeouts,
         keep_sandbox: false,
+        max_timeouts: None,
     };
     let (mut session, observation) = match start_port(resolved, &options) {
         Started::Ready {

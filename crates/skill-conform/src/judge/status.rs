@@ -55,6 +55,9 @@ pub enum Status {
     Vacuous,
     /// Two runs of the same case differ after normalisation.
     Nondeterministic,
+    /// Never sent: the port had hung on too many cases in a row (`--max-timeouts`) and is
+    /// `broken` for the rest of the run.
+    NotRun,
 }
 
 /// How a status shows in JUnit: the element a testcase gets.
@@ -157,6 +160,7 @@ impl Status {
             Status::Nondeterministic => {
                 row("nondeterministic", "NONDET", PINNED, Junit::Error, Red)
             }
+            Status::NotRun => row("not-run", "n/r", NEVER, Junit::Skipped, Dim),
         }
     }
 
@@ -180,7 +184,8 @@ impl Status {
     /// - `error`, `timeout`, `crash`, `protocol-error` and `nondeterministic` on a pinned case
     ///   only;
     /// - `broken` always (it exits 3, which [`exit_code`](super::exit_code) decides first);
-    /// - `pass`, `expected-fail`, `gap`, `vacuous` and `unavailable` never (`unavailable` is not
+    /// - `pass`, `expected-fail`, `gap`, `vacuous`, `not-run` (its port is broken, which exits 3)
+    ///   and `unavailable` never (`unavailable` is not
     ///   passing either: see [`Status::is_pass`]; it exits 3 only for a `--require`d port).
     pub fn is_failure(self, pinned: bool) -> bool {
         let words = self.words();
