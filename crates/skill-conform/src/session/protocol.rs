@@ -11,6 +11,7 @@
 
 use std::collections::BTreeMap;
 
+use super::strict_json::StrictJsonError;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -161,6 +162,8 @@ pub enum ReplyProblem {
     ErrorNotAString,
     /// Neither `error` nor any of `inventory`, `loads`, `prompt` is present.
     NoResultFields,
+    /// An object names `key` twice: the reply says two things at once.
+    DuplicateKey { key: String },
 }
 
 /// What [`check_run_reply`] rejected, with the evidence.
@@ -183,7 +186,12 @@ pub const RESULT_FIELDS: [&str; 3] = ["inventory", "loads", "prompt"];
 /// `error` or at least one of [`RESULT_FIELDS`]. The shape of the result fields is not checked
 /// here: a missing or extra field is the judge's to see in the diff.
 pub fn check_run_reply(line: &str, expected_case: &str) -> Result<Value, ReplyRejection> {
-    let value: Value = serde_json::from_str(line).map_err(|_| ReplyRejection::NotJson)?;
+    let value = super::strict_json::parse(line).map_err(|error| match error {
+        StrictJsonError::Invalid => ReplyRejection::NotJson,
+        StrictJsonError::DuplicateKey(key) => {
+            ReplyRejection::Malformed(ReplyProblem::DuplicateKey { key })
+        }
+    })?;
     let Some(object) = value.as_object() else {
         return Err(ReplyRejection::Malformed(ReplyProblem::NotAnObject));
     };
@@ -282,6 +290,12 @@ mod tests {
             (
                 r#"{"case":"g/c"}"#,
                 ReplyRejection::Malformed(ReplyProblem::NoResultFields),
+            ),
+            (
+                r#"{"case":"g/c","prompt":"a","prompt":"b"}"#,
+                ReplyRejection::Malformed(ReplyProblem::DuplicateKey {
+                    key: "prompt".into(),
+                }),
             ),
         ];
         for (line, expected) in cases {
