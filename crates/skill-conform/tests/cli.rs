@@ -213,3 +213,40 @@ fn a_stale_expectation_fails_the_run_and_is_in_every_report() {
         "{junit}"
     );
 }
+
+/// Every numeric flag is bounded when parsed: the largest u64 (and zero where it makes no sense)
+/// is a usage error naming the flag and its range, never a panic or a run that overflows later.
+#[test]
+fn every_numeric_flag_is_bounded_when_parsed() {
+    const HUGE: &str = "18446744073709551615";
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("tree");
+    let dir = dir.to_str().unwrap();
+    let cases: [&[&str]; 9] = [
+        &["run", "--run-timeout", HUGE],
+        &["run", "--handshake-timeout", HUGE],
+        &["run", "--run-timeout", "0"],
+        &["run", "--repeat", HUGE],
+        &["run", "--max-timeouts", HUGE],
+        &["run", "--max-timeouts", "0"],
+        &["corpus", dir, "--run-timeout", HUGE],
+        &["corpus", dir, "--handshake-timeout", HUGE],
+        &["gen-corpus", dir, "--skills", HUGE],
+    ];
+    for args in cases {
+        let out = skill_conform(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!("error: invalid value '{}'", args[args.len() - 1])),
+            "{args:?}: {stderr}"
+        );
+    }
+    let out = skill_conform(&["gen-corpus", dir, "--skills", "1000001"]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("is not in 1..=1000000"),
+        "gen-corpus states its bound"
+    );
+    assert!(!Path::new(dir).exists(), "nothing written");
+}
