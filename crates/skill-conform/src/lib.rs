@@ -22,6 +22,7 @@
 //! | [`case`]      | fixture discovery, `case.toml`, case ids and the one case-glob builder |
 //! | [`goldens`]   | the committed goldens: layout, `--check`, `--write`                   |
 //! | `reference`   | the reference loader run over a case (and its hello)                  |
+//! | `output_dir`  | report locations proved writable before anything runs                 |
 //! | [`mutants`]   | deliberately wrong reference variants, each killed by some case       |
 //! | [`plan`]      | stage 1: the validated [`plan::Plan`] and each case's request          |
 //! | [`port`]      | `adapters/ports.toml`, port requests as given, resolving and set-up   |
@@ -55,6 +56,7 @@ pub mod judge;
 pub mod mutants;
 mod normalize;
 mod observe;
+mod output_dir;
 pub mod plan;
 pub mod port;
 mod reference;
