@@ -10,6 +10,12 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::error::{Error, ExitCode};
+
+/// The longest `--handshake-timeout` / `--run-timeout` accepted: a day, in seconds (a bigger
+/// value would overflow a deadline).
+pub const MAX_TIMEOUT_SECS: u64 = 86_400;
+/// The largest `--repeat` and `--max-timeouts` accepted.
+pub const MAX_COUNT: u32 = 1_000;
 use crate::reference::{run_reference, LoadList};
 
 #[derive(Debug, Parser)]
@@ -102,14 +108,18 @@ pub struct RunArgs {
     #[arg(long)]
     pub write_expected: bool,
     /// Seconds an adapter may take to start and answer hello.
-    #[arg(long, default_value_t = 120, value_name = "SECS")]
+    #[arg(long, default_value_t = 120, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=MAX_TIMEOUT_SECS))]
     pub handshake_timeout: u64,
     /// Seconds one case may take.
-    #[arg(long, default_value_t = 10, value_name = "SECS")]
+    #[arg(long, default_value_t = 10, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=MAX_TIMEOUT_SECS))]
     pub run_timeout: u64,
+    /// After N timeouts in a row a port is broken for the rest of the run; its other cases are
+    /// `not-run`.
+    #[arg(long, default_value_t = crate::hang_budget::DEFAULT_MAX_TIMEOUTS, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_COUNT)))]
+    pub max_timeouts: u32,
     /// Run the selected cases N times per port (one session): pass 1 in plan order, the others
     /// shuffled; a case whose normalised outputs differ is `nondeterministic`.
-    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_COUNT)))]
     pub repeat: u32,
     /// Seed of the case-order shuffle (default: from the clock, printed on stderr).
     #[arg(long, value_name = "S")]
@@ -179,10 +189,10 @@ pub struct CorpusArgs {
     #[arg(long)]
     pub writing_tool: bool,
     /// Seconds an adapter may take to start and answer hello.
-    #[arg(long, default_value_t = 120, value_name = "SECS")]
+    #[arg(long, default_value_t = 120, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=MAX_TIMEOUT_SECS))]
     pub handshake_timeout: u64,
     /// Seconds the one run over the whole folder may take.
-    #[arg(long, default_value_t = 300, value_name = "SECS")]
+    #[arg(long, default_value_t = 300, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=MAX_TIMEOUT_SECS))]
     pub run_timeout: u64,
     #[command(flatten)]
     pub repo: RepoArgs,
@@ -193,9 +203,9 @@ pub struct GenCorpusArgs {
     /// The directory to write (must be empty or absent).
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
-    /// How many skills to generate.
-    #[arg(long, value_name = "N")]
-    pub skills: usize,
+    /// How many skills to generate (at most 1,000,000).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=crate::corpus_gen::MAX_SKILLS))]
+    pub skills: u64,
     /// The generator's seed: the same (N, S) writes the same tree, byte for byte.
     #[arg(long, default_value_t = 1, value_name = "S")]
     pub seed: u64,
@@ -498,6 +508,7 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, Error> {
             run: std::time::Duration::from_secs(args.run_timeout),
             ..crate::session::Timeouts::default()
         },
+        max_timeouts: std::num::NonZeroU32::new(args.max_timeouts),
         libtest: args.libtest,
         repeat: args.repeat,
         seed: args.seed,
@@ -561,7 +572,9 @@ fn cmd_gen_corpus(args: GenCorpusArgs) -> Result<ExitCode, Error> {
             )));
         }
     }
-    let tree = crate::corpus_gen::generate(dir, args.skills, args.seed)
+    let skills = usize::try_from(args.skills).expect("bounded by MAX_SKILLS when parsed");
+    let progress = |done: usize| eprintln!("gen-corpus: {done} of {skills} skills written");
+    let tree = crate::corpus_gen::generate_with_progress(dir, skills, args.seed, progress)
         .map_err(|e| Error::io(format!("writing `{}`", dir.display()), e))?;
     println!(
         "wrote {} SKILL.md files, {} other files and {} symlinks under {} (seed {})",

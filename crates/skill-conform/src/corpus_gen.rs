@@ -69,8 +69,25 @@ fn skill_file(rng: &mut ChaCha8Rng, name: &str) -> String {
     text
 }
 
+/// The most skills `gen-corpus` writes (ten times what `just bench-large` uses): a bigger tree
+/// is a typo, not a benchmark.
+pub const MAX_SKILLS: u64 = 1_000_000;
+
+/// How often [`generate_with_progress`] reports: every this many skills.
+pub const PROGRESS_EVERY: usize = 10_000;
+
 /// Writes a tree of about `skills` skills under `dir` (which must be empty or absent).
 pub fn generate(dir: &Path, skills: usize, seed: u64) -> io::Result<GeneratedTree> {
+    generate_with_progress(dir, skills, seed, |_| {})
+}
+
+/// [`generate`], calling `progress(done)` after every [`PROGRESS_EVERY`] skills.
+pub fn generate_with_progress(
+    dir: &Path,
+    skills: usize,
+    seed: u64,
+    mut progress: impl FnMut(usize),
+) -> io::Result<GeneratedTree> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut tree = GeneratedTree::default();
     fs::create_dir_all(dir)?;
@@ -122,6 +139,9 @@ pub fn generate(dir: &Path, skills: usize, seed: u64) -> io::Result<GeneratedTre
             let link = dir.join(format!("linked-{i:05}"));
             std::os::unix::fs::symlink(&relative, link)?;
             tree.links += 1;
+        }
+        if (i + 1) % PROGRESS_EVERY == 0 {
+            progress(i + 1);
         }
     }
     Ok(tree)

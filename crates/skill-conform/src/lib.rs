@@ -25,6 +25,7 @@
 //! | [`goldens_review`] | `goldens --write`'s grouped impact and the revision-bump refusal   |
 //! | [`guard`]     | the repository digest before and after a run: `tampered`              |
 //! | `reference`   | the reference loader run over a case (and its hello)                  |
+//! | `output_dir`  | report locations proved writable before anything runs                 |
 //! | [`mutants`]   | deliberately wrong reference variants, each killed by some case       |
 //! | [`isolate`]   | the Landlock write/network policy and the hidden `isolate` exec step  |
 //! | [`tamper`]    | digests of fixtures, goldens, `expected.toml` and sandboxes; their diff |
@@ -39,6 +40,7 @@
 //! | [`port_columns`] | one column per port as given (`python@0.18.1` beside `python`)    |
 //! | `observe`     | stage 2: start a port, run its cases in sessions, collect replies     |
 //! | `partial`     | the results judged so far, reported on SIGINT/SIGTERM                 |
+//! | `hang_budget` | consecutive timeouts before a port's remaining cases are not run      |
 //! | `normalize`   | replies to their compared form (roots as `{rootN}`, sorted inventory) |
 //! | [`compare`]   | golden vs reply: mismatches and their rendering                       |
 //! | [`judge`]     | stage 3: verdicts, statuses, `expected.toml`, clusters, exit code     |
@@ -64,12 +66,14 @@ pub mod explain;
 pub mod goldens;
 pub mod goldens_review;
 pub mod guard;
+mod hang_budget;
 pub mod interrupt;
 pub mod isolate;
 pub mod judge;
 pub mod mutants;
 mod normalize;
 mod observe;
+mod output_dir;
 mod partial;
 pub mod plan;
 pub mod port;

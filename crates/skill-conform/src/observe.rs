@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::case::{CaseId, CaseSpec, Field};
+use crate::hang_budget::HangBudget;
 use crate::normalize::compared_form;
 use crate::port::Resolved;
 use crate::sandbox::Sandbox;
@@ -62,6 +63,8 @@ pub enum Observed {
     /// The sandbox changed between the request and its reply (`changed|added|removed PATH`
     /// lines): the port wrote where it may only read, and its reply is not judged.
     SandboxModified(Vec<String>),
+    /// Never sent: the port had used up its timeouts ([`ObserveOptions::max_timeouts`]); why.
+    NotRun(String),
 }
 
 /// Why a port could not be judged at all.
@@ -169,6 +172,9 @@ fn smoke(session: &mut Session) -> Result<(), PortTrouble> {
 pub struct ObserveOptions {
     pub timeouts: Timeouts,
     pub keep_sandbox: bool,
+    /// After this many timeouts in a row the port's remaining cases are not sent (`None`: never
+    /// give up).
+    pub max_timeouts: Option<std::num::NonZeroU32>,
 }
 
 /// A port after its start: a live session that passed the smoke pair, or an observation that
@@ -319,8 +325,14 @@ pub fn run_started_with(
         };
         // Cases sent to the adapter and not answered yet, oldest first, with their sandboxes.
         let mut waiting: VecDeque<Waiting<'_>> = VecDeque::new();
+        let mut budget = HangBudget::new(options.max_timeouts);
         for (&(pass, index), prepared) in order.iter().zip(sandboxes) {
             let case = &cases[index];
+            if let Some(why) = budget.exhausted() {
+                not_run(&mut observed_passes[pass], case, why);
+                prepared.map(|(sandbox, _)| reap(sandbox)).ok();
+                continue;
+            }
             let (sandbox, digest) = match prepared {
                 Ok(prepared) => prepared,
                 Err(error) => {
@@ -329,14 +341,7 @@ pub fn run_started_with(
                     continue;
                 }
             };
-            observation.sandboxes.push(sandbox.path().to_path_buf());
-            if options.keep_sandbox {
-                eprintln!(
-                    "kept sandbox for {}: {}",
-                    case.spec.id,
-                    sandbox.path().display()
-                );
-            }
+            note_sandbox(&mut observation, case, &sandbox, options.keep_sandbox);
             if let Some(why) = sandbox.vacuous() {
                 observed_passes[pass]
                     .insert(case.spec.id.clone(), Observed::Vacuous(why.to_owned()));
@@ -346,11 +351,23 @@ pub fn run_started_with(
             session.send(case.request(sandbox.roots().to_vec()));
             waiting.push_back((pass, case, sandbox, digest));
             if waiting.len() >= IN_FLIGHT {
-                take_reply(&mut session, &mut waiting, &mut observed_passes, &reap);
+                next_reply(
+                    &mut session,
+                    &mut waiting,
+                    &mut observed_passes,
+                    &reap,
+                    &mut budget,
+                );
             }
         }
         while !waiting.is_empty() {
-            take_reply(&mut session, &mut waiting, &mut observed_passes, &reap);
+            next_reply(
+                &mut session,
+                &mut waiting,
+                &mut observed_passes,
+                &reap,
+                &mut budget,
+            );
         }
     });
     let mut observed_passes = observed_passes.into_iter();
@@ -405,14 +422,54 @@ fn sandbox_changes(sandbox: &Sandbox, before: &TreeDigest) -> Vec<String> {
     }
 }
 
+/// Records that `case` was not sent, and why.
+fn not_run(observed: &mut BTreeMap<CaseId, Observed>, case: &PlannedCase, why: &str) {
+    observed.insert(case.spec.id.clone(), Observed::NotRun(why.to_owned()));
+}
+
+/// Remembers a case's sandbox directory (for redaction) and, with `keep`, says where it is.
+fn note_sandbox(
+    observation: &mut PortObservation,
+    case: &PlannedCase,
+    sandbox: &Sandbox,
+    keep: bool,
+) {
+    observation.sandboxes.push(sandbox.path().to_path_buf());
+    if keep {
+        eprintln!(
+            "kept sandbox for {}: {}",
+            case.spec.id,
+            sandbox.path().display()
+        );
+    }
+}
+
+/// Takes the reply to the oldest case in flight ([`take_reply`]) and counts it against the
+/// `budget`; once the budget is used up, records the oldest case as not run instead, unsent.
+fn next_reply(
+    session: &mut Session,
+    waiting: &mut VecDeque<Waiting<'_>>,
+    observed_passes: &mut [BTreeMap<CaseId, Observed>],
+    reap: &impl Fn(Sandbox),
+    budget: &mut HangBudget,
+) {
+    if let Some(why) = budget.exhausted() {
+        let (pass, case, sandbox, _) = waiting.pop_front().expect("a case in flight");
+        not_run(&mut observed_passes[pass], case, why);
+        reap(sandbox);
+        return;
+    }
+    budget.record(take_reply(session, waiting, observed_passes, reap));
+}
+
 /// Takes the reply to the oldest case in flight and records what it observed; hands the case's
-/// sandbox to `reap`.
+/// sandbox to `reap`. Returns whether the case timed out.
 fn take_reply(
     session: &mut Session,
     waiting: &mut VecDeque<Waiting<'_>>,
     observed_passes: &mut [BTreeMap<CaseId, Observed>],
     reap: &impl Fn(Sandbox),
-) {
+) -> bool {
     let (pass, case, sandbox, before) = waiting.pop_front().expect("a case in flight");
     let received = session.receive().expect("its request is in flight");
     debug_assert_eq!(received.request.case, case.spec.id.to_string());
@@ -429,6 +486,9 @@ fn take_reply(
             duration: received.duration,
         },
     };
+    let timed_out = matches!(&observed, Observed::Fault { evidence, .. }
+        if evidence.fault.kind() == crate::session::FaultKind::Timeout);
     observed_passes[pass].insert(case.spec.id.clone(), observed);
     reap(sandbox);
+    timed_out
 }

@@ -105,6 +105,10 @@ impl Plan {
         let (ports, expectation_errors) = read_expectations(&repo, requests, &selection.all_ids)?;
         let passes = options.repeat.max(1);
         let seed = options.seed.unwrap_or_else(crate::run::clock_seed);
+        let report_dir = options.report_dir.unwrap_or_else(|| repo.join("reports"));
+        if !libtest.list {
+            crate::output_dir::check_writable(&report_dir, "--report-dir")?;
+        }
         Ok(Plan {
             specs,
             ports,
@@ -114,6 +118,7 @@ impl Plan {
             observe: ObserveOptions {
                 timeouts: options.timeouts,
                 keep_sandbox: options.keep_sandbox,
+                max_timeouts: options.max_timeouts,
             },
             repeat: Repeat {
                 passes,
@@ -122,7 +127,7 @@ impl Plan {
                 orders: pass_orders(selection.cases.len(), passes, options.shuffle, seed),
             },
             reports: ReportTargets {
-                dir: options.report_dir.unwrap_or_else(|| repo.join("reports")),
+                dir: report_dir,
                 redact_volatile: options.redact_volatile,
                 write_expected: options.write_expected,
             },
@@ -304,12 +309,26 @@ pub fn select_cases(layout: &Layout, globs: &[String]) -> Result<CaseSelection, 
     })
 }
 
+/// A sandbox that cannot be built, as a usage error that names the case.
+fn case_error(case: &crate::case::CaseId, error: crate::sandbox::SandboxError) -> Error {
+    let message = error.to_string();
+    if message.contains(&format!("`{case}`")) {
+        Error::Usage(message)
+    } else {
+        Error::Usage(format!("case `{case}`: {message}"))
+    }
+}
+
 /// The costly half: the request of each case, whose default load list needs the reference to
 /// run in a sandbox (the runner does this while the ports set up and start).
 pub fn plan_loads(selected: Vec<SelectedCase>) -> Result<Vec<PlannedCase>, Error> {
     let mut planned = Vec::new();
     for SelectedCase { spec, golden } in selected {
         let tool = spec.compare.contains(&Field::Tool);
+        // Built once here for every case, so that a fixture no sandbox can be built from (a FIFO
+        // in its tree, a `links` path that exists) is exit 2 naming the case before any adapter
+        // is asked, not an `error` on every port.
+        let sandbox = Sandbox::prepare(&spec, false).map_err(|e| case_error(&spec.id, e))?;
         // The request's names: the case's own list, or the golden's (which lists every load in
         // request order when it compares loads; `goldens --check` keeps it fresh), or else the
         // reference run in a sandbox — the load list depends only on which names it accepts,
@@ -317,12 +336,9 @@ pub fn plan_loads(selected: Vec<SelectedCase>) -> Result<Vec<PlannedCase>, Error
         let load = match (&spec.load, golden_load_names(&golden)) {
             (Some(load), _) => load.clone(),
             (None, Some(load)) => load,
-            (None, None) => {
-                let sandbox =
-                    Sandbox::prepare(&spec, false).map_err(|e| Error::Usage(e.to_string()))?;
-                run_case(skill_ref::Config::default(), &spec, sandbox.roots()).load
-            }
+            (None, None) => run_case(skill_ref::Config::default(), &spec, sandbox.roots()).load,
         };
+        drop(sandbox);
         planned.push(PlannedCase {
             spec,
             golden,

@@ -157,11 +157,7 @@ impl PortRequest {
         } else {
             (text, None, None)
         };
-        if name.is_empty()
-            || !name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        {
+        if !is_port_name(name) {
             return Err(format!("`{text}` is not NAME, NAME@VERSION or NAME=PATH"));
         }
         Ok(PortRequest::Named {
@@ -177,14 +173,29 @@ impl PortRequest {
             .split_once('=')
             .ok_or_else(|| format!("`{text}` is not NAME=COMMAND"))?;
         let argv: Vec<String> = command.split_whitespace().map(str::to_owned).collect();
-        if name.is_empty() || argv.is_empty() {
+        if argv.is_empty() {
             return Err(format!("`{text}` is not NAME=COMMAND"));
+        }
+        if !is_port_name(name) {
+            // The name becomes a path (adapters/NAME/expected.toml) and a trial name.
+            return Err(format!(
+                "`{name}` is not a port name (hint: use ASCII letters, digits, `-` and `_`)"
+            ));
         }
         Ok(PortRequest::Command {
             name: name.to_owned(),
             argv,
         })
     }
+}
+
+/// The port-name rule: ASCII letters, digits, `-` and `_`, at least one. A name is used as a
+/// directory under `adapters/` and in trial names, so nothing else may pass.
+pub fn is_port_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 /// A port resolved: ready to start, or unavailable with the reason.
@@ -505,6 +516,18 @@ fn last_line(text: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn adapter_names_follow_the_port_name_rule() {
+        for bad in ["../../x", "a/b", "", "x y", ".", "naïve"] {
+            let error = PortRequest::parse_adapter(&format!("{bad}=/bin/true")).unwrap_err();
+            assert!(error.contains("not a port name"), "{bad}: {error}");
+        }
+        assert!(matches!(
+            PortRequest::parse_adapter("my-port_2=/bin/true --flag"),
+            Ok(PortRequest::Command { ref name, ref argv }) if name == "my-port_2" && argv.len() == 2
+        ));
+    }
 
     /// A shell that starts a long child and waits for it: what `npm` under `sh` looks like.
     fn hanging(dir: &Path) -> Vec<String> {

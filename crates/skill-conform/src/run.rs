@@ -84,6 +84,9 @@ pub struct RunOptions {
     pub keep_sandbox: bool,
     pub write_expected: bool,
     pub timeouts: Timeouts,
+    /// After this many timeouts in a row a port is broken and its other cases are not run
+    /// (`--max-timeouts N`; `None`: never).
+    pub max_timeouts: Option<std::num::NonZeroU32>,
     /// Arguments for libtest-mimic (filter, `--exact`, `--list`, `--format`, …).
     pub libtest: Vec<String>,
     /// How many passes each port makes over the selected cases (`--repeat N`; 0 counts as 1).
@@ -502,10 +505,30 @@ fn judge_port(
                 }
                 results.insert(name, id.clone(), verdict);
             }
+            if let Some(why) = given_up(observation) {
+                info.status = PortStatus::Broken {
+                    evidence: Box::new(Evidence {
+                        reason: Some(why.to_owned()),
+                        repro: format!("skill-conform run --port {name}"),
+                        ..Evidence::default()
+                    }),
+                };
+            }
         }
     }
     results.add_port(info);
     raw_differences
+}
+
+/// Why a port was given up mid-run (`--max-timeouts`), if it was.
+fn given_up(observation: &PortObservation) -> Option<&str> {
+    std::iter::once(&observation.observed)
+        .chain(&observation.repeats)
+        .flat_map(BTreeMap::values)
+        .find_map(|observed| match observed {
+            Observed::NotRun(why) => Some(why.as_str()),
+            _ => None,
+        })
 }
 
 /// One case of a port that ran: its passes folded into one verdict, and how its raw replies
@@ -519,7 +542,14 @@ fn judge_case(
     let first = observation.observed.get(id)?;
     let runs: Vec<&Observed> = std::iter::once(first)
         .chain(observation.repeats.iter().filter_map(|pass| pass.get(id)))
+        .filter(|observed| !matches!(observed, Observed::NotRun(_)))
         .collect();
+    if runs.is_empty() {
+        let Observed::NotRun(why) = first else {
+            unreachable!("only not-run observations are left out")
+        };
+        return Some((Verdict::not_run(name, id, why.as_str()), None));
+    }
     let verdicts = runs
         .iter()
         .map(|observed| match observed {
@@ -599,7 +629,7 @@ fn judge_observed(
             None,
             None,
         ),
-        Observed::SandboxFailed(_) | Observed::SandboxModified(_) => {
+        Observed::SandboxFailed(_) | Observed::SandboxModified(_) | Observed::NotRun(_) => {
             unreachable!("handled by the caller")
         }
     };

@@ -254,3 +254,108 @@ fn a_failing_pinned_case_names_its_rules_with_their_text() {
     let summary = std::fs::read_to_string(reports.path().join("summary.md")).unwrap();
     assert!(summary.contains(&format!("rule: {rule}\n")), "{summary}");
 }
+
+/// Every numeric flag is bounded when parsed: the largest u64 (and zero where it makes no sense)
+/// is a usage error naming the flag and its range, never a panic or a run that overflows later.
+#[test]
+fn every_numeric_flag_is_bounded_when_parsed() {
+    const HUGE: &str = "18446744073709551615";
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("tree");
+    let dir = dir.to_str().unwrap();
+    let cases: [&[&str]; 9] = [
+        &["run", "--run-timeout", HUGE],
+        &["run", "--handshake-timeout", HUGE],
+        &["run", "--run-timeout", "0"],
+        &["run", "--repeat", HUGE],
+        &["run", "--max-timeouts", HUGE],
+        &["run", "--max-timeouts", "0"],
+        &["corpus", dir, "--run-timeout", HUGE],
+        &["corpus", dir, "--handshake-timeout", HUGE],
+        &["gen-corpus", dir, "--skills", HUGE],
+    ];
+    for args in cases {
+        let out = skill_conform(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!("error: invalid value '{}'", args[args.len() - 1])),
+            "{args:?}: {stderr}"
+        );
+    }
+    let out = skill_conform(&["gen-corpus", dir, "--skills", "1000001"]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("is not in 1..=1000000"),
+        "gen-corpus states its bound"
+    );
+    assert!(!Path::new(dir).exists(), "nothing written");
+}
+
+/// A fixture no sandbox can be built from (here a FIFO in its tree) is a fixture problem: exit 2
+/// naming the case, before any port is judged, not an `error` verdict on every port.
+#[test]
+fn a_fifo_in_a_fixture_is_exit_2_naming_the_case() {
+    let tmp = tempfile::tempdir().unwrap();
+    for rel in [
+        "conformance-fixtures/frontmatter/colon-space",
+        "goldens/frontmatter/colon-space.json",
+        "goldens/VERSION",
+        "adapters/ports.toml",
+    ] {
+        copy_from_repo(rel, tmp.path());
+    }
+    let skills = tmp
+        .path()
+        .join("conformance-fixtures/frontmatter/colon-space/skills");
+    let fifo = walkdir::WalkDir::new(&skills)
+        .into_iter()
+        .flatten()
+        .find(|entry| entry.file_type().is_dir() && entry.path() != skills)
+        .expect("a skill directory")
+        .path()
+        .join("pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let reports = tmp.path().join("reports");
+    let out = skill_conform(&[
+        "run",
+        "--port",
+        "reference",
+        "--repo",
+        tmp.path().to_str().unwrap(),
+        "--report-dir",
+        reports.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("frontmatter/colon-space"), "{stderr}");
+    assert!(
+        !reports.join("report.json").exists(),
+        "no verdicts on the ports"
+    );
+}
+
+/// A report directory that cannot be written is refused before the first adapter starts.
+#[test]
+fn an_unwritable_report_dir_is_refused_before_anything_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let bad = file.join("reports");
+    let began = std::time::Instant::now();
+    let out = skill_conform(&["run", "--report-dir", bad.to_str().unwrap()]);
+    assert_usage_error(&out, "cannot write reports to");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).is_empty(),
+        "no port ran"
+    );
+    assert!(began.elapsed().as_secs() < 10, "refused at the start");
+    let out = skill_conform(&[
+        "corpus",
+        "conformance-fixtures",
+        "--report-dir",
+        bad.to_str().unwrap(),
+    ]);
+    assert_usage_error(&out, "cannot write reports to");
+}

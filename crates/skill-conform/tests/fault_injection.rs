@@ -152,3 +152,40 @@ fn every_mutant_adapter_fails_exactly_where_the_mutants_command_says() {
         assert_eq!(not_passing, killers, "{port}");
     }
 }
+
+/// A port that hangs on everything costs `--max-timeouts` timeouts, not one per case: after
+/// three in a row it is broken and the rest of its cases are `not-run`.
+#[test]
+fn a_port_that_hangs_on_everything_is_given_up_after_three_timeouts() {
+    let bin = env!("CARGO_BIN_EXE_skill-conform");
+    let args: Vec<String> = vec![
+        "--adapter".into(),
+        format!("f-hang={bin} adapter --reference --fault hang --fault-cases frontmatter/*"),
+        "--case".into(),
+        "frontmatter/*".into(),
+        "--run-timeout".into(),
+        "1".into(),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let began = std::time::Instant::now();
+    let (code, stdout, report) = run(&args, dir.path());
+    let took = began.elapsed();
+    let trials = report["trials"]["f-hang"]
+        .as_object()
+        .expect("f-hang trials");
+    let count = |wanted: &str| {
+        trials
+            .values()
+            .filter(|trial| trial["status"] == wanted)
+            .count()
+    };
+    assert!(trials.len() > 10, "enough cases to tell: {}", trials.len());
+    assert_eq!(count("timeout"), 3, "{stdout}");
+    assert_eq!(count("not-run"), trials.len() - 3, "{stdout}");
+    assert_eq!(code, 3, "a given-up port is broken\n{stdout}");
+    assert!(
+        stdout.contains("timed out on 3 cases in a row (--max-timeouts 3)"),
+        "{stdout}"
+    );
+    assert!(took.as_secs() < 20, "about three timeouts, took {took:?}");
+}

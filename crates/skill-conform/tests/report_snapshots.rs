@@ -219,6 +219,11 @@ fn one_case_per_status() -> Results {
                 judged("python", &case, pinned, Outcome::Fault(details), &[], None)
             }
             Status::Unavailable => Verdict::unavailable("python", &case, "`python3` not found on PATH"),
+            Status::NotRun => Verdict::not_run(
+                "python",
+                &case,
+                "the port timed out on 3 cases in a row (--max-timeouts 3) and is broken for the rest of the run",
+            ),
             Status::Vacuous => judged(
                 "python",
                 &case,

@@ -40,6 +40,10 @@ fn main() -> ExitCode {
         trial("normal_run_round_trips", normal_run_round_trips),
         trial("hang_times_out_and_the_next_case_runs", hang_times_out),
         trial("crash_is_exited_with_stderr_and_restarts", crash_restarts),
+        trial(
+            "crash_with_a_grandchild_holding_stdout_is_exited_at_once",
+            crash_with_grandchild,
+        ),
         trial("exit_at_once_fails_the_start", exit_at_once),
         trial("missing_program_is_spawn_failed", missing_program),
         trial("banner_is_not_json", banner),
@@ -338,6 +342,36 @@ fn crash_restarts() -> Result<(), Failed> {
     check(session.pid() != first_pid, "a new process")?;
     expect_ok(&mut session, "group/fine")?;
     check(session.restarts() == 1, "one restart")?;
+    Ok(())
+}
+
+/// A grandchild keeps stdout open after the adapter died: no end of file ever comes, yet the
+/// death is noticed and reported as a crash well before the run deadline.
+fn crash_with_grandchild() -> Result<(), Failed> {
+    let dir = temp_dir()?;
+    let spec = adapter(Some("crash"))
+        .env(FAULT_CASES_ENV, "crash")
+        .env(GRANDCHILD, dir.path().join("pids"));
+    let mut session = Session::start(
+        spec,
+        Timeouts {
+            run: Duration::from_secs(20),
+            ..timeouts()
+        },
+    )
+    .map_err(|evidence| format!("start failed: {evidence:?}"))?;
+    let began = Instant::now();
+    let evidence = expect_fault(&mut session, "g/crash")?;
+    let took = began.elapsed();
+    let Fault::Exited { status, .. } = &evidence.fault else {
+        return Err(format!("expected exited, got {:?}", evidence.fault).into());
+    };
+    check(*status == Some(101), "exit status 101")?;
+    check(
+        took < Duration::from_secs(5),
+        &format!("noticed in {took:?}, well before the 20 s deadline"),
+    )?;
+    expect_ok(&mut session, "g/fine")?;
     Ok(())
 }
 

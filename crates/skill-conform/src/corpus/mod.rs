@@ -128,6 +128,11 @@ pub fn corpus(options: CorpusOptions) -> Result<ExitCode, Error> {
     let roots = absolute_roots(&options.dirs)?;
     let specs = port::read_ports(&repo)?;
     let requests = requested_ports(&options.ports, &specs)?;
+    let report_dir = options
+        .report_dir
+        .clone()
+        .unwrap_or_else(|| repo.join("reports"));
+    crate::output_dir::check_writable(&report_dir, "--report-dir")?;
     // Observe: the reference in process, then every port in its own session, concurrently.
     let (request, reference) = run_reference_over(&roots);
     let mut results = vec![reference];
@@ -155,7 +160,6 @@ pub fn corpus(options: CorpusOptions) -> Result<ExitCode, Error> {
     // Judge and report.
     let report = analyse(roots, request.load.len(), results);
     print!("{}", render_markdown(&report, Some(TERMINAL_ROWS)));
-    let report_dir = options.report_dir.unwrap_or_else(|| repo.join("reports"));
     write_report(&report, &report_dir)
         .map_err(|e| Error::io(format!("writing reports to `{}`", report_dir.display()), e))?;
     if options.writing_tool {
@@ -273,6 +277,7 @@ fn run_port(resolved: Resolved, request: &RunRequest, timeouts: Timeouts) -> Por
     let options = ObserveOptions {
         timeouts,
         keep_sandbox: false,
+        max_timeouts: None,
     };
     let (mut session, observation) = match start_port(resolved, &options) {
         Started::Ready {

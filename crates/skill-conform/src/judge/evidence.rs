@@ -250,6 +250,14 @@ impl Verdict {
         }
     }
 
+    /// The verdict for a case never sent, because its port was given up (`--max-timeouts`).
+    pub fn not_run(port: &str, case: &CaseId, reason: impl Into<String>) -> Verdict {
+        Verdict {
+            status: Status::NotRun,
+            ..Verdict::unavailable(port, case, reason)
+        }
+    }
+
     /// The verdict for every case of a port that failed its handshake or smoke pair.
     pub fn broken(port: &str, case: &CaseId, fault: Option<FaultDetails>) -> Verdict {
         Verdict {

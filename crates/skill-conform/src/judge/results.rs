@@ -75,7 +75,7 @@ impl PortState {
         match self {
             PortState::Available => "none",
             PortState::Unavailable => "3 only when `--require`d; its cases are `unavailable`",
-            PortState::Broken => "3; its cases are `broken`",
+            PortState::Broken => "3; its cases are `broken` (given up after `--max-timeouts` timeouts in a row: those `timeout`, the rest `not-run`)",
         }
     }
 }

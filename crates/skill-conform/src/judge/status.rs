@@ -57,6 +57,9 @@ pub enum Status {
     Nondeterministic,
     /// The adapter changed the case's sandbox (which it may only read): its reply is not judged.
     SandboxModified,
+    /// Never sent: the port had hung on too many cases in a row (`--max-timeouts`) and is
+    /// `broken` for the rest of the run.
+    NotRun,
 }
 
 /// How a status shows in JUnit: the element a testcase gets.
@@ -162,6 +165,7 @@ impl Status {
             Status::SandboxModified => {
                 row("sandbox-modified", "SBXMOD", ALWAYS, Junit::Failure, Red)
             }
+            Status::NotRun => row("not-run", "n/r", NEVER, Junit::Skipped, Dim),
         }
     }
 
@@ -186,7 +190,8 @@ impl Status {
     /// - `error`, `timeout`, `crash`, `protocol-error` and `nondeterministic` on a pinned case
     ///   only;
     /// - `broken` always (it exits 3, which [`exit_code`](super::exit_code) decides first);
-    /// - `pass`, `expected-fail`, `gap`, `vacuous` and `unavailable` never (`unavailable` is not
+    /// - `pass`, `expected-fail`, `gap`, `vacuous`, `not-run` (its port is broken, which exits 3)
+    ///   and `unavailable` never (`unavailable` is not
     ///   passing either: see [`Status::is_pass`]; it exits 3 only for a `--require`d port).
     pub fn is_failure(self, pinned: bool) -> bool {
         let words = self.words();

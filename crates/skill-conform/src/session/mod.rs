@@ -10,6 +10,7 @@
 //! Modules, in the order a message travels:
 //!
 //! - [`protocol`]: the message types of protocol version 1, the run-reply check, the JSON Schema;
+//! - `strict_json`: reply lines parsed with duplicate object keys refused;
 //! - [`process`]: spawn, line reading with a byte cap, deadlines, the stderr tail, group kill;
 //! - [`evidence`]: the closed fault taxonomy and the evidence attached to it;
 //! - [`serve`](mod@serve): the adapter side of the protocol, the loop every Rust-side adapter runs;
@@ -34,6 +35,7 @@ pub mod fault;
 pub mod process;
 pub mod protocol;
 pub mod serve;
+mod strict_json;
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};

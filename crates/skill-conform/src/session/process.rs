@@ -38,6 +38,11 @@ pub const STDERR_TAIL_LINES: usize = 40;
 
 /// How long to wait for a process whose stdout closed to exit, before calling its status unknown.
 const EXIT_GRACE: Duration = Duration::from_secs(1);
+/// How long a reply may still arrive after the direct child exited (its last line may be in the
+/// pipe), before the exit is reported as [`Fault::Exited`].
+pub const DEATH_GRACE: Duration = Duration::from_millis(200);
+/// How often a wait for a reply checks whether the direct child is still alive.
+const DEATH_POLL: Duration = Duration::from_millis(20);
 /// How long [`AdapterProcess::kill`] waits for the reader threads before leaving them detached.
 const JOIN_GRACE: Duration = Duration::from_millis(500);
 /// How often exits and thread ends are checked: the runner waits on these at the end of a run.
@@ -211,17 +216,48 @@ impl AdapterProcess {
 
     /// Waits until `deadline` for the next stdout line; `timeout` is the budget that deadline
     /// stands for, as [`Fault::Timeout`] reports it.
+    ///
+    /// While it waits it also watches the direct child: if the child has exited and nothing more
+    /// arrives within [`DEATH_GRACE`], that is [`Fault::Exited`] at once, even when a grandchild
+    /// still holds stdout open (so no end of file ever comes).
     pub fn read_line(&mut self, deadline: Instant, timeout: Duration) -> Result<String, Fault> {
-        let events = self.events.as_ref().ok_or_else(gone)?;
-        let remaining = deadline.saturating_duration_since(Instant::now());
-        match events.recv_timeout(remaining) {
-            Ok(Event::Line(bytes)) => String::from_utf8(bytes).map_err(|error| {
-                let bytes = error.into_bytes();
-                not_json(&String::from_utf8_lossy(&bytes), bytes.len())
-            }),
-            Ok(event) => Err(self.fault_from(event)),
-            Err(RecvTimeoutError::Timeout) => Err(Fault::Timeout { after: timeout }),
-            Err(RecvTimeoutError::Disconnected) => Err(gone()),
+        let mut died: Option<(Instant, ExitStatus)> = None;
+        loop {
+            let events = self.events.as_ref().ok_or_else(gone)?;
+            let now = Instant::now();
+            let mut until = deadline.min(now + DEATH_POLL);
+            if let Some((at, _)) = died {
+                until = until.min(at + DEATH_GRACE);
+            }
+            match events.recv_timeout(until.saturating_duration_since(now)) {
+                Ok(Event::Line(bytes)) => {
+                    return String::from_utf8(bytes).map_err(|error| {
+                        let bytes = error.into_bytes();
+                        not_json(&String::from_utf8_lossy(&bytes), bytes.len())
+                    })
+                }
+                Ok(event) => return Err(self.fault_from(event)),
+                Err(RecvTimeoutError::Disconnected) => return Err(gone()),
+                Err(RecvTimeoutError::Timeout) if Instant::now() >= deadline => {
+                    return Err(Fault::Timeout { after: timeout })
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            match died {
+                Some((at, status)) if Instant::now() >= at + DEATH_GRACE => {
+                    return Err(Fault::Exited {
+                        status: status.code(),
+                        signal: status.signal(),
+                        partial: None,
+                    })
+                }
+                Some(_) => {}
+                None => {
+                    if let Ok(Some(status)) = self.child.try_wait() {
+                        died = Some((Instant::now(), status));
+                    }
+                }
+            }
         }
     }
 

@@ -11,6 +11,7 @@
 
 use std::collections::BTreeMap;
 
+use super::strict_json::StrictJsonError;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -181,6 +182,8 @@ pub enum ReplyProblem {
     ErrorNotAString,
     /// Neither `error` nor any of [`RESULT_FIELDS`] is present.
     NoResultFields,
+    /// An object names `key` twice: the reply says two things at once.
+    DuplicateKey { key: String },
 }
 
 /// What [`check_run_reply`] rejected, with the evidence.
@@ -204,7 +207,12 @@ pub const RESULT_FIELDS: [&str; 4] = ["inventory", "loads", "prompt", "skills"];
 /// `error` or at least one of [`RESULT_FIELDS`]. The shape of the result fields is not checked
 /// here: a missing or extra field is the judge's to see in the diff.
 pub fn check_run_reply(line: &str, expected_case: &str) -> Result<Value, ReplyRejection> {
-    let value: Value = serde_json::from_str(line).map_err(|_| ReplyRejection::NotJson)?;
+    let value = super::strict_json::parse(line).map_err(|error| match error {
+        StrictJsonError::Invalid => ReplyRejection::NotJson,
+        StrictJsonError::DuplicateKey(key) => {
+            ReplyRejection::Malformed(ReplyProblem::DuplicateKey { key })
+        }
+    })?;
     let Some(object) = value.as_object() else {
         return Err(ReplyRejection::Malformed(ReplyProblem::NotAnObject));
     };
@@ -304,6 +312,12 @@ mod tests {
             (
                 r#"{"case":"g/c"}"#,
                 ReplyRejection::Malformed(ReplyProblem::NoResultFields),
+            ),
+            (
+                r#"{"case":"g/c","prompt":"a","prompt":"b"}"#,
+                ReplyRejection::Malformed(ReplyProblem::DuplicateKey {
+                    key: "prompt".into(),
+                }),
             ),
         ];
         for (line, expected) in cases {
