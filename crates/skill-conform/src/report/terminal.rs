@@ -10,7 +10,8 @@
 use std::fmt::Write as _;
 
 use super::model::{
-    count_list, note_text, port_trouble_lines, port_versions, trial_details, Model, Trial,
+    count_list, note_text, port_label, port_labels, port_trouble_lines, port_versions,
+    trial_details, Model, Trial,
 };
 use super::Redactor;
 use crate::judge::status::Colour;
@@ -31,7 +32,7 @@ pub fn render(results: &Results, redactor: &Redactor, options: Options) -> Strin
 /// The whole terminal report from a prepared model.
 pub fn render_model(model: &Model<'_>, redactor: &Redactor, options: Options) -> String {
     let mut out = String::new();
-    out.push_str(&matrix(model, options));
+    out.push_str(&matrix(model, redactor, options));
     out.push('\n');
     out.push_str(&totals(model, redactor));
     section(
@@ -73,7 +74,8 @@ pub fn render_model(model: &Model<'_>, redactor: &Redactor, options: Options) ->
                 } else {
                     cluster.fingerprint.clone()
                 };
-                let _ = writeln!(text, "  {label:<16}  {}", cluster.ports.join(", "));
+                let members = port_labels(model.results, &cluster.ports, redactor);
+                let _ = writeln!(text, "  {label:<16}  {members}");
             }
             text
         }),
@@ -96,7 +98,7 @@ pub fn render_model(model: &Model<'_>, redactor: &Redactor, options: Options) ->
         model
             .notes
             .iter()
-            .map(|note| format!("{}\n", note_text(note))),
+            .map(|note| format!("{}\n", note_text(note, model.results, redactor))),
     );
     out
 }
@@ -125,8 +127,8 @@ fn block(trial: &Trial<'_>, redactor: &Redactor) -> String {
 }
 
 /// The matrix alone: a header line, then one row per case (`*` marks a pinned case), one
-/// column per port.
-pub fn matrix(model: &Model<'_>, options: Options) -> String {
+/// column per port, headed `port@version` ([`port_label`]).
+pub fn matrix(model: &Model<'_>, redactor: &Redactor, options: Options) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -144,15 +146,19 @@ pub fn matrix(model: &Model<'_>, options: Options) -> String {
         .chain(["case".len()])
         .max()
         .unwrap_or(4);
-    let widths: Vec<usize> = model
+    let labels: Vec<String> = model
         .ports
         .iter()
-        .map(|port| port.len().max("BROKEN".len()))
+        .map(|port| port_label(model.results, port, redactor))
+        .collect();
+    let widths: Vec<usize> = labels
+        .iter()
+        .map(|label| label.chars().count().max("BROKEN".len()))
         .collect();
 
     let mut header = format!("  {:<case_width$}", "case");
-    for (port, width) in model.ports.iter().zip(&widths) {
-        let _ = write!(header, "  {port:<width$}");
+    for (label, width) in labels.iter().zip(&widths) {
+        let _ = write!(header, "  {label:<width$}");
     }
     let _ = writeln!(out, "{}", header.trim_end());
     for case in &model.cases {
