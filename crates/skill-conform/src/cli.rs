@@ -41,7 +41,7 @@ pub enum Command {
     /// Write a seeded, generated skills tree (the benchmarks' input) into an empty DIR.
     GenCorpus(GenCorpusArgs),
     /// List every port with its status and reason (probes and sets up; starts no adapter).
-    Ports(RepoArgs),
+    Ports(FoundRepoArgs),
     /// Merge the report.json of several runs (one per CI job) into one Markdown matrix.
     MergeReports {
         /// report.json files.
@@ -98,6 +98,10 @@ pub struct RunArgs {
     /// Redact durations and sandbox paths in the reports, to compare runs byte for byte.
     #[arg(long, hide = true)]
     pub redact_volatile: bool,
+    /// Run every port's set-up again, even one remembered as failed (a failed set-up is
+    /// remembered until the port's toolchain or the version asked for changes).
+    #[arg(long)]
+    pub retry_setup: bool,
     #[command(flatten)]
     pub repo: RepoArgs,
     /// libtest arguments: FILTER, --exact, --skip, --list, --format, …
@@ -133,8 +137,11 @@ pub struct CorpusArgs {
     /// Seconds the one run over the whole folder may take.
     #[arg(long, default_value_t = 300, value_name = "SECS")]
     pub run_timeout: u64,
+    /// Run every port's set-up again, even one remembered as failed.
+    #[arg(long)]
+    pub retry_setup: bool,
     #[command(flatten)]
-    pub repo: RepoArgs,
+    pub repo: FoundRepoArgs,
 }
 
 #[derive(Debug, Args)]
@@ -155,6 +162,24 @@ pub struct RepoArgs {
     /// The repository root (holding conformance-fixtures/ and goldens/).
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub repo: PathBuf,
+}
+
+/// `--repo` for the commands run from anywhere (`corpus`, `ports`).
+#[derive(Debug, Args)]
+pub struct FoundRepoArgs {
+    /// The repository root (default: the nearest ancestor of the current directory holding
+    /// adapters/ports.toml, else the nearest such ancestor of this binary).
+    #[arg(long, value_name = "DIR")]
+    pub repo: Option<PathBuf>,
+}
+
+impl FoundRepoArgs {
+    /// The repository: as given, else found ([`crate::repo_root::locate`]).
+    pub fn locate(&self) -> PathBuf {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let exe = std::env::current_exe().ok();
+        crate::repo_root::locate(self.repo.as_deref(), &cwd, exe.as_deref())
+    }
 }
 
 #[derive(Debug, Args)]
@@ -239,7 +264,7 @@ pub fn main() -> std::process::ExitCode {
         Command::Run(args) => cmd_run(args),
         Command::Corpus(args) => cmd_corpus(args),
         Command::GenCorpus(args) => cmd_gen_corpus(args),
-        Command::Ports(args) => crate::run::ports(&args.repo).map(|text| {
+        Command::Ports(args) => crate::run::ports(&args.locate()).map(|text| {
             print!("{text}");
             ExitCode::Ok
         }),
@@ -397,6 +422,9 @@ fn cmd_adapter(args: AdapterArgs) -> Result<ExitCode, Error> {
 }
 
 fn cmd_run(args: RunArgs) -> Result<ExitCode, Error> {
+    if args.retry_setup {
+        crate::setup_memory::retry_every_setup();
+    }
     let mut ports = args.ports;
     ports.extend(args.adapters);
     let options = crate::run::RunOptions {
@@ -422,10 +450,13 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, Error> {
 }
 
 fn cmd_corpus(args: CorpusArgs) -> Result<ExitCode, Error> {
+    if args.retry_setup {
+        crate::setup_memory::retry_every_setup();
+    }
     let mut ports = args.ports;
     ports.extend(args.adapters);
     crate::corpus::corpus(crate::corpus::CorpusOptions {
-        repo: args.repo.repo,
+        repo: args.repo.locate(),
         dirs: args.dirs,
         ports,
         report_dir: args.report_dir,

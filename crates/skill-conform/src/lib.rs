@@ -26,6 +26,7 @@
 //! | [`plan`]      | stage 1: the validated [`plan::Plan`] and each case's request          |
 //! | [`port`]      | `adapters/ports.toml`, port requests as given, resolving and set-up   |
 //! | `bounded`     | probes and set-up in their own process group under a named timeout    |
+//! | `setup_memory`| a failed set-up remembered per port until its version or probes change |
 //! | [`sandbox`]   | each case's fixture copy (links, renames, unreadable files)           |
 //! | [`session`]   | one adapter process: protocol, timeouts, faults, process group        |
 //! | `observe`     | stage 2: start a port, run its cases in sessions, collect replies     |
@@ -33,6 +34,7 @@
 //! | [`compare`]   | golden vs reply: mismatches and their rendering                       |
 //! | [`judge`]     | stage 3: verdicts, statuses, `expected.toml`, clusters, exit code     |
 //! | [`report`]    | stage 4: every rendering, the typed report and the vocabulary         |
+//! | `repo_root`   | the repository found from the current directory or the binary         |
 //! | [`run`]       | `skill-conform run`: plan → observe → judge → report                  |
 //! | [`corpus`]    | `skill-conform corpus`: the ports against each other on a real folder |
 //! | [`corpus_gen`]| the seeded generated skills tree (benchmarks' input)                  |
@@ -56,9 +58,11 @@ mod observe;
 pub mod plan;
 pub mod port;
 mod reference;
+mod repo_root;
 pub mod report;
 pub mod run;
 pub mod sandbox;
 pub mod session;
+mod setup_memory;
 pub mod tamper;
 pub mod writing_tool;
