@@ -98,6 +98,9 @@ pub struct RunArgs {
     /// Redact durations and sandbox paths in the reports, to compare runs byte for byte.
     #[arg(long, hide = true)]
     pub redact_volatile: bool,
+    /// Print libtest's line per trial (ok / FAILED / ignored) instead of the terse summary.
+    #[arg(long = "libtest")]
+    pub libtest_listing: bool,
     /// Run every port's set-up again, even one remembered as failed (a failed set-up is
     /// remembered until the port's toolchain or the version asked for changes).
     #[arg(long)]
@@ -441,6 +444,7 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, Error> {
             ..crate::session::Timeouts::default()
         },
         libtest: args.libtest,
+        libtest_listing: args.libtest_listing,
         repeat: args.repeat,
         seed: args.seed,
         shuffle: args.shuffle,

@@ -29,6 +29,7 @@
 //! | `setup_memory`| a failed set-up remembered per port until its version or probes change |
 //! | [`sandbox`]   | each case's fixture copy (links, renames, unreadable files)           |
 //! | [`session`]   | one adapter process: protocol, timeouts, faults, process group        |
+//! | `progress`    | per-port status lines on stderr and the terse closing summary         |
 //! | `observe`     | stage 2: start a port, run its cases in sessions, collect replies     |
 //! | `normalize`   | replies to their compared form (roots as `{rootN}`, sorted inventory) |
 //! | [`compare`]   | golden vs reply: mismatches and their rendering                       |
@@ -57,6 +58,7 @@ mod normalize;
 mod observe;
 pub mod plan;
 pub mod port;
+mod progress;
 mod reference;
 mod repo_root;
 pub mod report;
