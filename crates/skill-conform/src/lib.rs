@@ -29,6 +29,7 @@
 //! | `setup_memory`| a failed set-up remembered per port until its version or probes change |
 //! | [`sandbox`]   | each case's fixture copy (links, renames, unreadable files)           |
 //! | [`session`]   | one adapter process: protocol, timeouts, faults, process group        |
+//! | `origin`      | where a port's library came from: registry pin, `@VERSION`, checkout  |
 //! | `progress`    | per-port status lines on stderr and the terse closing summary         |
 //! | `observe`     | stage 2: start a port, run its cases in sessions, collect replies     |
 //! | `normalize`   | replies to their compared form (roots as `{rootN}`, sorted inventory) |
@@ -56,6 +57,7 @@ pub mod judge;
 pub mod mutants;
 mod normalize;
 mod observe;
+mod origin;
 pub mod plan;
 pub mod port;
 mod progress;

@@ -332,6 +332,14 @@ fn judge_all(plan: &Plan, observed: &Observations) -> Results {
             .find(|port| port.request.name() == observation.name)
             .map_or(&[][..], |port| port.expected.as_slice());
         let differences = judge_port(&mut results, observation, &chosen, expected);
+        let request = plan
+            .ports
+            .iter()
+            .map(|port| &port.request)
+            .find(|request| request.name() == observation.name);
+        if let (Some(info), Some(request)) = (results.ports.get_mut(&observation.name), request) {
+            info.origin = crate::origin::describe(request, &plan.specs);
+        }
         if !differences.is_empty() {
             raw_differences.insert(observation.name.clone(), differences);
         }

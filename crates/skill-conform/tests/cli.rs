@@ -260,3 +260,31 @@ fn a_stale_expectation_fails_the_run_and_is_in_every_report() {
         "{junit}"
     );
 }
+
+#[test]
+fn every_report_names_where_a_port_came_from() {
+    let reports = tempfile::tempdir().unwrap();
+    let adapter = format!(
+        "other={} adapter --reference",
+        env!("CARGO_BIN_EXE_skill-conform")
+    );
+    let out = skill_conform(&[
+        "run",
+        "--adapter",
+        &adapter,
+        "--case",
+        "frontmatter/colon-space",
+        "--report-dir",
+        reports.path().to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(reports.path().join("report.json")).unwrap())
+            .unwrap();
+    let origin = report["ports"]["other"]["origin"].as_str().unwrap();
+    assert!(origin.starts_with("adapter `") && origin.ends_with(" adapter --reference`"));
+    // The matrix header and the totals carry the version and the origin too.
+    assert!(stdout.contains("  other@"), "{stdout}");
+    assert!(stdout.contains(", from adapter `"), "{stdout}");
+}

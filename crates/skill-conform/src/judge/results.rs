@@ -103,6 +103,10 @@ pub struct PortInfo {
     /// empty.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub libraries: BTreeMap<String, String>,
+    /// Where the library came from: `registry, 0.21.0 (pinned in adapters/ports.toml)`,
+    /// `registry, @0.18.1 (asked for)`, `checkout PATH at COMMIT`; absent for the reference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
     pub status: PortStatus,
 }
 
@@ -116,6 +120,7 @@ impl PortInfo {
             library_version: None,
             runtime: None,
             libraries: BTreeMap::new(),
+            origin: None,
             status: PortStatus::Available,
         }
     }

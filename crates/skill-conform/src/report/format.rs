@@ -78,6 +78,9 @@ pub struct PortEntry {
     /// Further libraries the hello names (the YAML parser), with their versions.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub libraries: BTreeMap<String, String>,
+    /// Where the library came from (registry pin, `@VERSION`, checkout path and commit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
     /// Absent only for a port that has verdicts but no port record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<PortStatus>,
@@ -150,6 +153,7 @@ mod tests {
             library_version: None,
             runtime: None,
             libraries: BTreeMap::new(),
+            origin: None,
             status: Some(PortStatus::Available),
             totals: BTreeMap::new(),
             pinned: 0,

@@ -104,6 +104,7 @@ fn port_entry(model: &Model<'_>, port: &str, redactor: &Redactor) -> PortEntry {
         library_version: info.and_then(|info| version(&info.library_version)),
         runtime: info.and_then(|info| version(&info.runtime)),
         libraries: info.map(|info| info.libraries.clone()).unwrap_or_default(),
+        origin: info.and_then(|info| info.origin.as_deref().map(|text| redactor.text(text))),
         status: info.map(|info| info.status.clone()),
         totals: totals.by_status,
         pinned: totals.pinned,

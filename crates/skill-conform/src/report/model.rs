@@ -205,6 +205,12 @@ pub fn port_versions(info: &PortInfo, redactor: &Redactor) -> String {
     if let Some(runtime) = &info.runtime {
         parts.push(format!("runtime {}", redactor.version(runtime)));
     }
+    for (library, version) in &info.libraries {
+        parts.push(format!("{library} {}", redactor.version(version)));
+    }
+    if let Some(origin) = &info.origin {
+        parts.push(format!("from {}", redactor.text(origin)));
+    }
     parts.join(", ")
 }
 
