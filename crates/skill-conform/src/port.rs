@@ -328,6 +328,7 @@ fn probe_and_set_up(
             .map(|a| a.replace("{version}", asked))
             .collect();
         run_setup(
+            name,
             &argv,
             repo,
             &adapter_env(repo, name, Some(spec), home),
@@ -399,6 +400,7 @@ fn probe_ok(argv: &[String], timeout: Duration) -> Result<String, String> {
 /// Runs a set-up command in its own process group, killed with its group after `timeout`; its
 /// last stdout line is the result, its last stderr line the reason on failure.
 fn run_setup(
+    port: &str,
     argv: &[String],
     repo: &Path,
     env: &[(String, std::ffi::OsString)],
@@ -417,13 +419,15 @@ fn run_setup(
                 .filter(|(k, _)| spec.cache_env.contains_key(k))
                 .cloned(),
         );
-    let done = bounded::run(&mut command, timeout).map_err(|failure| match failure {
-        Failure::Spawn(e) => format!("set-up `{}` could not start: {e}", argv.join(" ")),
-        Failure::TimedOut(after) => format!(
-            "set-up `{}` took longer than {after:?} (its process group was killed)",
-            argv.join(" ")
-        ),
-    })?;
+    let watcher = crate::progress::setup_line_watcher(port);
+    let done =
+        bounded::run_watching(&mut command, timeout, watcher).map_err(|failure| match failure {
+            Failure::Spawn(e) => format!("set-up `{}` could not start: {e}", argv.join(" ")),
+            Failure::TimedOut(after) => format!(
+                "set-up `{}` took longer than {after:?} (its process group was killed)",
+                argv.join(" ")
+            ),
+        })?;
     if !done.status.success() {
         let last = last_line(&done.stderr).unwrap_or("no message");
         return Err(format!("set-up failed ({}): {last}", done.status));
@@ -477,7 +481,15 @@ mod tests {
 
         let spec: PortSpec =
             toml::from_str("language = \"sh\"\nrun = [\"true\"]\nversion = \"1\"").unwrap();
-        let err = run_setup(&hanging(dir.path()), dir.path(), &[], &spec, timeout).unwrap_err();
+        let err = run_setup(
+            "fake",
+            &hanging(dir.path()),
+            dir.path(),
+            &[],
+            &spec,
+            timeout,
+        )
+        .unwrap_err();
         assert!(err.contains("its process group was killed"), "{err}");
         assert!(!survivor(dir.path()), "the set-up's child survived");
     }

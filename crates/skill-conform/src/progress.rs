@@ -19,6 +19,26 @@ pub fn setting_up(port: &str) {
     eprintln!("{port}: setting up…");
 }
 
+/// Shows set-up's progress lines (`installing toolnexus 0.21.0 (PyPI)`, `building …`, from
+/// the adapters' `progress`) on stderr as `python: installing …` while set-up runs; other lines stay in its
+/// log.
+pub fn setup_line_watcher(port: &str) -> Box<dyn Fn(&str) + Send> {
+    let port = port.to_owned();
+    Box::new(move |line| {
+        if let Some(shown) = setup_progress(&port, line) {
+            eprintln!("{shown}");
+        }
+    })
+}
+
+/// The status line for one stderr line of set-up, when it is a progress line.
+fn setup_progress(port: &str, line: &str) -> Option<String> {
+    ["installing ", "building "]
+        .iter()
+        .any(|word| line.starts_with(word))
+        .then(|| format!("{port}: {line}"))
+}
+
 /// `python: ready (set up in 3.2s)` or `python: unavailable: REASON` (stderr).
 pub fn resolved(resolved: &Resolved, took: Duration) {
     eprintln!("{}", resolved_line(resolved, took));
@@ -93,6 +113,16 @@ mod tests {
     use super::*;
     use crate::case::CaseId;
     use crate::judge::{CaseInfo, PortInfo, Verdict};
+
+    #[test]
+    fn set_up_progress_lines_are_shown_with_their_port_and_nothing_else() {
+        assert_eq!(
+            setup_progress("python", "installing toolnexus 0.21.0 (PyPI)").as_deref(),
+            Some("python: installing toolnexus 0.21.0 (PyPI)")
+        );
+        assert!(setup_progress("golang", "building toolnexus 0.16.0 from /src").is_some());
+        assert_eq!(setup_progress("python", "Collecting pyyaml"), None);
+    }
 
     #[test]
     fn the_summary_counts_in_the_status_vocabulary_and_leaves_unavailable_ports_out() {
