@@ -6,7 +6,7 @@ test:
 
 # Run the conformance suite: the reference and every port whose toolchain is present.
 conform *ARGS:
-    cargo run --release -q -p skill-conform -- run {{ARGS}}
+    cargo run -q -p skill-conform -- run {{ARGS}}
 
 # Check the goldens against the reference (never writes).
 goldens-check:

@@ -4,7 +4,7 @@
 //!
 //! [`HELPER_TIMEOUT_ENV`] (milliseconds) shortens every helper timeout, for tests.
 
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
@@ -49,6 +49,15 @@ pub enum Failure {
 /// Runs `command` (stdin closed, stdout and stderr captured) in a new process group; after
 /// `timeout` the whole group gets SIGKILL.
 pub fn run(command: &mut Command, timeout: Duration) -> Result<Finished, Failure> {
+    run_watching(command, timeout, Box::new(|_| {}))
+}
+
+/// [`run`], handing each stderr line to `on_stderr_line` as it arrives (set-up's progress).
+pub fn run_watching(
+    command: &mut Command,
+    timeout: Duration,
+    on_stderr_line: Box<dyn Fn(&str) + Send>,
+) -> Result<Finished, Failure> {
     let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -73,12 +82,18 @@ pub fn run(command: &mut Command, timeout: Duration) -> Result<Finished, Failure
             .take()
             .map(|p| Box::new(p) as Box<dyn Read + Send>),
     );
-    let err = read(
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    );
+    let err = child.stderr.take().map(|pipe| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            for line in std::io::BufReader::new(pipe).lines() {
+                let Ok(line) = line else { break };
+                on_stderr_line(&line);
+                text.push_str(&line);
+                text.push('\n');
+            }
+            text
+        })
+    });
     let start = Instant::now();
     // Helpers usually answer from a cache in milliseconds and sometimes install for minutes:
     // poll often at first, then back off to 50 ms.
@@ -98,7 +113,7 @@ pub fn run(command: &mut Command, timeout: Duration) -> Result<Finished, Failure
     Ok(Finished {
         status,
         stdout: out.join().unwrap_or_default(),
-        stderr: err.join().unwrap_or_default(),
+        stderr: err.and_then(|err| err.join().ok()).unwrap_or_default(),
     })
 }
 

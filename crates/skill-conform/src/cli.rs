@@ -47,7 +47,7 @@ pub enum Command {
     /// Write a seeded, generated skills tree (the benchmarks' input) into an empty DIR.
     GenCorpus(GenCorpusArgs),
     /// List every port with its status and reason (probes and sets up; starts no adapter).
-    Ports(RepoArgs),
+    Ports(FoundRepoArgs),
     /// Merge the report.json of several runs (one per CI job) into one Markdown matrix.
     MergeReports {
         /// report.json files.
@@ -130,6 +130,13 @@ pub struct RunArgs {
     /// Redact durations and sandbox paths in the reports, to compare runs byte for byte.
     #[arg(long, hide = true)]
     pub redact_volatile: bool,
+    /// Print libtest's line per trial (ok / FAILED / ignored) instead of the terse summary.
+    #[arg(long = "libtest")]
+    pub libtest_listing: bool,
+    /// Run every port's set-up again, even one remembered as failed (a failed set-up is
+    /// remembered until the port's toolchain or the version asked for changes).
+    #[arg(long)]
+    pub retry_setup: bool,
     #[command(flatten)]
     pub repo: RepoArgs,
     /// libtest arguments: FILTER, --exact, --skip, --list, --format, …
@@ -194,8 +201,11 @@ pub struct CorpusArgs {
     /// Seconds the one run over the whole folder may take.
     #[arg(long, default_value_t = 300, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=MAX_TIMEOUT_SECS))]
     pub run_timeout: u64,
+    /// Run every port's set-up again, even one remembered as failed.
+    #[arg(long)]
+    pub retry_setup: bool,
     #[command(flatten)]
-    pub repo: RepoArgs,
+    pub repo: FoundRepoArgs,
 }
 
 #[derive(Debug, Args)]
@@ -216,6 +226,24 @@ pub struct RepoArgs {
     /// The repository root (holding conformance-fixtures/ and goldens/).
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub repo: PathBuf,
+}
+
+/// `--repo` for the commands run from anywhere (`corpus`, `ports`).
+#[derive(Debug, Args)]
+pub struct FoundRepoArgs {
+    /// The repository root (default: the nearest ancestor of the current directory holding
+    /// adapters/ports.toml, else the nearest such ancestor of this binary).
+    #[arg(long, value_name = "DIR")]
+    pub repo: Option<PathBuf>,
+}
+
+impl FoundRepoArgs {
+    /// The repository: as given, else found ([`crate::repo_root::locate`]).
+    pub fn locate(&self) -> PathBuf {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let exe = std::env::current_exe().ok();
+        crate::repo_root::locate(self.repo.as_deref(), &cwd, exe.as_deref())
+    }
 }
 
 #[derive(Debug, Args)]
@@ -300,7 +328,7 @@ pub fn main() -> std::process::ExitCode {
         Command::Run(args) => cmd_run(args),
         Command::Corpus(args) => cmd_corpus(args),
         Command::GenCorpus(args) => cmd_gen_corpus(args),
-        Command::Ports(args) => crate::run::ports(&args.repo).map(|text| {
+        Command::Ports(args) => crate::run::ports(&args.locate()).map(|text| {
             print!("{text}");
             ExitCode::Ok
         }),
@@ -489,6 +517,9 @@ fn cmd_adapter(args: AdapterArgs) -> Result<ExitCode, Error> {
 }
 
 fn cmd_run(args: RunArgs) -> Result<ExitCode, Error> {
+    if args.retry_setup {
+        crate::setup_memory::retry_every_setup();
+    }
     let mut ports = args.ports;
     ports.extend(args.adapters);
     if args.profile == crate::profile::Profile::Agentskills {
@@ -510,6 +541,7 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, Error> {
         },
         max_timeouts: std::num::NonZeroU32::new(args.max_timeouts),
         libtest: args.libtest,
+        libtest_listing: args.libtest_listing,
         repeat: args.repeat,
         seed: args.seed,
         shuffle: args.shuffle,
@@ -539,13 +571,20 @@ fn cmd_diff(args: DiffArgs) -> Result<ExitCode, Error> {
 }
 
 fn cmd_corpus(args: CorpusArgs) -> Result<ExitCode, Error> {
+    if args.retry_setup {
+        crate::setup_memory::retry_every_setup();
+    }
     let mut ports = args.ports;
     ports.extend(args.adapters);
     if args.profile == crate::profile::Profile::Agentskills {
-        return crate::profile::agentskills::corpus::corpus(&args.repo.repo, &args.dirs, &ports);
+        return crate::profile::agentskills::corpus::corpus(
+            &args.repo.locate(),
+            &args.dirs,
+            &ports,
+        );
     }
     crate::corpus::corpus(crate::corpus::CorpusOptions {
-        repo: args.repo.repo,
+        repo: args.repo.locate(),
         dirs: args.dirs,
         ports,
         report_dir: args.report_dir,

@@ -38,6 +38,9 @@
 //! | [`sandbox`]   | each case's fixture copy (links, renames, unreadable files)           |
 //! | [`session`]   | one adapter process: protocol, timeouts, faults, process group        |
 //! | [`port_columns`] | one column per port as given (`python@0.18.1` beside `python`)    |
+//! | `setup_memory`| a failed set-up remembered per port until its version or probes change |
+//! | `origin`      | where a port's library came from: registry pin, `@VERSION`, checkout  |
+//! | `progress`    | per-port status lines on stderr and the terse closing summary         |
 //! | `observe`     | stage 2: start a port, run its cases in sessions, collect replies     |
 //! | `partial`     | the results judged so far, reported on SIGINT/SIGTERM                 |
 //! | `hang_budget` | consecutive timeouts before a port's remaining cases are not run      |
@@ -45,6 +48,7 @@
 //! | [`compare`]   | golden vs reply: mismatches and their rendering                       |
 //! | [`judge`]     | stage 3: verdicts, statuses, `expected.toml`, clusters, exit code     |
 //! | [`report`]    | stage 4: every rendering, the typed report and the vocabulary         |
+//! | `repo_root`   | the repository found from the current directory or the binary         |
 //! | [`run`]       | `skill-conform run`: plan → observe → judge → report                  |
 //! | [`corpus`]    | `skill-conform corpus`: the ports against each other on a real folder |
 //! | [`corpus_gen`]| the seeded generated skills tree (benchmarks' input)                  |
@@ -73,18 +77,22 @@ pub mod judge;
 pub mod mutants;
 mod normalize;
 mod observe;
+mod origin;
 mod output_dir;
 mod partial;
 pub mod plan;
 pub mod port;
 pub mod port_columns;
 pub mod profile;
+mod progress;
 mod reference;
+mod repo_root;
 pub mod report;
 pub mod run;
 pub mod rundiff;
 pub mod sandbox;
 pub mod session;
+mod setup_memory;
 pub mod tamper;
 mod toml_error;
 pub mod writing_tool;

@@ -44,6 +44,8 @@ pub struct ReportTargets {
     pub redact_volatile: bool,
     /// Draft `expected.toml` for every port that ran (`--write-expected`).
     pub write_expected: bool,
+    /// libtest's line per trial instead of the terse summary (`--libtest`).
+    pub libtest_listing: bool,
 }
 
 /// How many passes, in which case orders (`--repeat N`, `--seed S`, hidden `--shuffle`).
@@ -130,6 +132,7 @@ impl Plan {
                 dir: report_dir,
                 redact_volatile: options.redact_volatile,
                 write_expected: options.write_expected,
+                libtest_listing: options.libtest_listing,
             },
             cases: selection.cases,
             repo,

@@ -17,6 +17,7 @@ use serde::Deserialize;
 use crate::bounded::{self, Failure, PROBE_TIMEOUT, SETUP_TIMEOUT};
 use crate::error::Error;
 use crate::session::AdapterCommand;
+use crate::setup_memory;
 use crate::toml_error::TomlProblem;
 
 /// Adds every `(key, value)` of `env` to an adapter command.
@@ -403,7 +404,9 @@ pub fn resolve(
 ///
 /// The probes run while set-up runs: both are usually quick, but a JVM probe or an install is
 /// not, and a missing toolchain only makes set-up fail fast. The caller lets a failed probe
-/// win, since it names the cause.
+/// win, since it names the cause. A failed set-up is remembered ([`crate::setup_memory`]):
+/// when a marker exists, the probes run first and a marker for the same version and probe
+/// output stands for the set-up.
 fn probe_and_set_up(
     spec: &PortSpec,
     asked: Option<&String>,
@@ -411,49 +414,77 @@ fn probe_and_set_up(
     repo: &Path,
     home: &Path,
 ) -> (Result<(), String>, Option<Result<String, String>>) {
-    std::thread::scope(|scope| {
-        let setup = asked.map(|asked| {
-            scope.spawn(move || {
-                if spec.setup.is_empty() {
-                    return Ok(String::new());
-                }
-                let argv: Vec<String> = spec
-                    .setup
-                    .iter()
-                    .map(|a| with_repo(a, repo).replace("{version}", asked))
-                    .collect();
-                let dir = work_dir(home, name);
-                let mut writable = vec![
-                    dir.clone(),
-                    home.to_owned(),
-                    repo.join("adapters").join(name).join(".cache"),
-                ];
-                if asked.starts_with('/') {
-                    writable.push(PathBuf::from(asked)); // the `NAME=PATH` checkout
-                }
-                let confined = crate::confine::setup_argv(&argv, &writable);
-                let env = adapter_env(repo, name, Some(spec), home);
-                let timeout = bounded::effective(SETUP_TIMEOUT);
-                run_setup(&argv, &confined, (&dir, home), &env, spec, timeout)
-            })
-        });
-        let probe_timeout = bounded::effective(PROBE_TIMEOUT);
-        let probed = spec
-            .probe
+    let set_up = |asked: &String| {
+        if spec.setup.is_empty() {
+            return Ok(String::new());
+        }
+        let argv: Vec<String> = spec
+            .setup
             .iter()
-            .try_for_each(|probe| probe_ok(probe, probe_timeout));
+            .map(|a| with_repo(a, repo).replace("{version}", asked))
+            .collect();
+        let dir = work_dir(home, name);
+        let mut writable = vec![
+            dir.clone(),
+            home.to_owned(),
+            repo.join("adapters").join(name).join(".cache"),
+        ];
+        if asked.starts_with('/') {
+            writable.push(PathBuf::from(asked)); // the `NAME=PATH` checkout
+        }
+        let confined = crate::confine::setup_argv(&argv, &writable);
+        let env = adapter_env(repo, name, Some(spec), home);
+        let timeout = bounded::effective(SETUP_TIMEOUT);
+        run_setup(name, &argv, &confined, (&dir, home), &env, spec, timeout)
+    };
+    // The set-up command is part of the key: a changed ports.toml entry runs set-up again.
+    let key = |asked: &String, probes: &str| {
+        setup_memory::SetupKey::new(&format!("{asked}\n{}", spec.setup.join(" ")), probes)
+    };
+    let remember = |asked: &String, probes: &str, outcome: &Result<String, String>| {
+        setup_memory::record(repo, name, &key(asked, probes), outcome);
+    };
+    if let Some(asked) = asked.filter(|_| setup_memory::has_marker(repo, name)) {
+        let probes = match probe_all(spec) {
+            Ok(probes) => probes,
+            Err(reason) => return (Err(reason), None),
+        };
+        if let Some(reason) = setup_memory::recall(repo, name, &key(asked, &probes)) {
+            return (Ok(()), Some(Err(reason)));
+        }
+        let outcome = set_up(asked);
+        remember(asked, &probes, &outcome);
+        return (Ok(()), Some(outcome));
+    }
+    std::thread::scope(|scope| {
+        let setup = asked.map(|asked| scope.spawn(move || set_up(asked)));
+        let probed = probe_all(spec);
         let setup_line = setup.map(|thread| thread.join().expect("set-up does not panic"));
-        (probed, setup_line)
+        if let (Some(asked), Ok(probes), Some(outcome)) = (asked, &probed, &setup_line) {
+            remember(asked, probes, outcome);
+        }
+        (probed.map(drop), setup_line)
     })
 }
 
-/// Runs one toolchain probe in its own process group, killed with its group after `timeout`.
-fn probe_ok(argv: &[String], timeout: Duration) -> Result<(), String> {
+/// Runs every toolchain probe in order; their output together, or the first failure.
+fn probe_all(spec: &PortSpec) -> Result<String, String> {
+    let probe_timeout = bounded::effective(PROBE_TIMEOUT);
+    let mut output = String::new();
+    for probe in &spec.probe {
+        output.push_str(&probe_ok(probe, probe_timeout)?);
+    }
+    Ok(output)
+}
+
+/// Runs one toolchain probe in its own process group, killed with its group after `timeout`;
+/// what it printed (stdout, then stderr) when it succeeds.
+fn probe_ok(argv: &[String], timeout: Duration) -> Result<String, String> {
     let Some((program, args)) = argv.split_first() else {
-        return Ok(());
+        return Ok(String::new());
     };
     match bounded::run(Command::new(program).args(args), timeout) {
-        Ok(done) if done.status.success() => Ok(()),
+        Ok(done) if done.status.success() => Ok(format!("{}{}", done.stdout, done.stderr)),
         Ok(done) => Err(format!(
             "toolchain probe `{}` failed ({})",
             argv.join(" "),
@@ -470,6 +501,7 @@ fn probe_ok(argv: &[String], timeout: Duration) -> Result<(), String> {
 /// Runs a set-up command in its own process group, killed with its group after `timeout`; its
 /// last stdout line is the result, its last stderr line the reason on failure.
 fn run_setup(
+    port: &str,
     argv: &[String],
     confined: &[std::ffi::OsString],
     (work_dir, home): (&Path, &Path),
@@ -492,13 +524,15 @@ fn run_setup(
                 .filter(|(k, _)| spec.cache_env.contains_key(k))
                 .cloned(),
         );
-    let done = bounded::run(&mut command, timeout).map_err(|failure| match failure {
-        Failure::Spawn(e) => format!("set-up `{}` could not start: {e}", argv.join(" ")),
-        Failure::TimedOut(after) => format!(
-            "set-up `{}` took longer than {after:?} (its process group was killed)",
-            argv.join(" ")
-        ),
-    })?;
+    let watcher = crate::progress::setup_line_watcher(port);
+    let done =
+        bounded::run_watching(&mut command, timeout, watcher).map_err(|failure| match failure {
+            Failure::Spawn(e) => format!("set-up `{}` could not start: {e}", argv.join(" ")),
+            Failure::TimedOut(after) => format!(
+                "set-up `{}` took longer than {after:?} (its process group was killed)",
+                argv.join(" ")
+            ),
+        })?;
     if !done.status.success() {
         let last = last_line(&done.stderr).unwrap_or("no message");
         return Err(format!("set-up failed ({}): {last}", done.status));
@@ -567,7 +601,7 @@ mod tests {
         let argv = hanging(dir.path());
         let plain: Vec<std::ffi::OsString> = argv.iter().map(Into::into).collect();
         let dirs = (dir.path(), dir.path());
-        let err = run_setup(&argv, &plain, dirs, &[], &spec, timeout).unwrap_err();
+        let err = run_setup("fake", &argv, &plain, dirs, &[], &spec, timeout).unwrap_err();
         assert!(err.contains("its process group was killed"), "{err}");
         assert!(!survivor(dir.path()), "the set-up's child survived");
     }
@@ -678,9 +712,15 @@ mod tests {
     }
 
     fn resolve_fake(ports: &BTreeMap<String, PortSpec>, request: &str) -> Resolved {
+        let repo = tempfile::tempdir().unwrap();
+        resolve_fake_in(repo.path(), ports, request)
+    }
+
+    /// Resolves in `repo` (where a failed set-up leaves its marker).
+    fn resolve_fake_in(repo: &Path, ports: &BTreeMap<String, PortSpec>, request: &str) -> Resolved {
         let home = tempfile::tempdir().unwrap();
         let request = PortRequest::parse_port(request).unwrap();
-        resolve(&request, ports, Path::new("/"), home.path())
+        resolve(&request, ports, repo, home.path())
     }
 
     fn reason(resolved: Resolved) -> String {
@@ -719,6 +759,40 @@ mod tests {
         let reason = reason(resolve_fake(&ports, "fake"));
         assert!(reason.starts_with("set-up failed ("), "{reason}");
         assert!(reason.ends_with(": pip could not install"), "{reason}");
+    }
+
+    #[test]
+    fn a_failed_set_up_is_remembered_until_the_version_or_the_probes_change() {
+        let repo = tempfile::tempdir().unwrap();
+        let runs = repo.path().join("runs");
+        let failing = format!(
+            "echo run >> {}; echo 'no network' >&2; exit 1",
+            runs.display()
+        );
+        let ports = spec("echo toolchain 1", &failing);
+        let first = reason(resolve_fake_in(repo.path(), &ports, "fake"));
+        assert!(first.ends_with(": no network"), "{first}");
+        let second = reason(resolve_fake_in(repo.path(), &ports, "fake"));
+        assert!(second.starts_with(&first), "{second}");
+        assert!(second.contains("remembered") && second.contains("--retry-setup"));
+        let count = |expected: usize| {
+            let text = std::fs::read_to_string(&runs).unwrap();
+            assert_eq!(text.lines().count(), expected, "set-up runs");
+        };
+        count(1);
+        // Another version, then another toolchain: set-up runs again.
+        reason(resolve_fake_in(repo.path(), &ports, "fake@2.0"));
+        count(2);
+        let ports = spec("echo toolchain 2", &failing);
+        reason(resolve_fake_in(repo.path(), &ports, "fake"));
+        count(3);
+        // Another set-up command runs, and one that works removes the marker.
+        let ports = spec("echo toolchain 2", "echo /opt/adapter");
+        assert!(matches!(
+            resolve_fake_in(repo.path(), &ports, "fake"),
+            Resolved::Ready { .. }
+        ));
+        assert!(!setup_memory::marker_path(repo.path(), "fake").exists());
     }
 
     #[test]

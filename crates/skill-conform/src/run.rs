@@ -89,6 +89,8 @@ pub struct RunOptions {
     pub max_timeouts: Option<std::num::NonZeroU32>,
     /// Arguments for libtest-mimic (filter, `--exact`, `--list`, `--format`, …).
     pub libtest: Vec<String>,
+    /// Print libtest's line per trial (`--libtest`) rather than the terse summary.
+    pub libtest_listing: bool,
     /// How many passes each port makes over the selected cases (`--repeat N`; 0 counts as 1).
     pub repeat: u32,
     /// The case-order shuffle's seed (`--seed S`); `None` derives one from the clock.
@@ -152,11 +154,15 @@ pub fn run(options: RunOptions) -> Result<ExitCode, Error> {
     announce_seed(&plan.repeat);
     let guard = crate::guard::RepositoryGuard::take(&plan.repo)?;
     arm_interruption(&plan);
+    let started = std::time::Instant::now();
     let observed = observe_ports(&plan)?;
     let mut results = judge_all(&plan, &observed);
     results.tampered = guard.changes();
     report_all(&plan, &results, &observed)?;
     crate::partial::disarm();
+    if !plan.reports.libtest_listing {
+        println!("{}", crate::progress::summary(&results, started.elapsed()));
+    }
     // The adapters exited while the verdicts were judged and reported; wait for them now.
     drop(observed);
     Ok(judge::exit_code(&results, &plan.required))
@@ -301,7 +307,10 @@ fn observe_port(
     share: PortShare,
     plan_rx: PlanReceiver,
 ) -> Option<PortRun> {
+    let began = std::time::Instant::now();
+    crate::progress::setting_up(port.request.name());
     let resolved = port::resolve(&port.request, &plan.specs, &plan.repo, home).named(&port.column);
+    crate::progress::resolved(&resolved, began.elapsed());
     std::thread::scope(|inner| {
         let starter = inner.spawn(|| start_port(resolved, &plan.observe));
         let Ok(Some(planned)) = plan_rx.recv() else {
@@ -325,6 +334,9 @@ fn observe_port(
         crate::partial::update(|partial| {
             judge_port(partial, &observation, &judged, &port.expected);
         });
+        if observation.trouble.is_none() {
+            crate::progress::ran(&observation.name, owned.len(), began.elapsed());
+        }
         Some((observation, chosen, closing))
     })
 }
@@ -349,6 +361,14 @@ fn judge_all(plan: &Plan, observed: &Observations) -> Results {
             .find(|port| port.column == observation.name)
             .map_or(&[][..], |port| port.expected.as_slice());
         let differences = judge_port(&mut results, observation, &chosen, expected);
+        let request = plan
+            .ports
+            .iter()
+            .map(|port| &port.request)
+            .find(|request| request.name() == observation.name);
+        if let (Some(info), Some(request)) = (results.ports.get_mut(&observation.name), request) {
+            info.origin = crate::origin::describe(request, &plan.specs);
+        }
         if !differences.is_empty() {
             raw_differences.insert(observation.name.clone(), differences);
         }
@@ -366,7 +386,12 @@ fn judge_all(plan: &Plan, observed: &Observations) -> Results {
 /// Stage 4 — report: libtest's lines, the terminal matrix, the report files and, with
 /// `--write-expected`, the drafted `expected.toml` files.
 fn report_all(plan: &Plan, results: &Results, observed: &Observations) -> Result<(), Error> {
-    let _conclusion = libtest_mimic::run(&plan.libtest, libtest_trials(results));
+    if plan.reports.libtest_listing {
+        let _conclusion = libtest_mimic::run(&plan.libtest, libtest_trials(results));
+        println!();
+    }
+    // The terminal shows real paths; the files, meant for sharing, say `[REPO]`.
+    let mut terminal_redactor = Redactor::none().durations(plan.reports.redact_volatile);
     let mut redactor = Redactor::none()
         .repo(&plan.repo)
         .durations(plan.reports.redact_volatile);
@@ -374,12 +399,15 @@ fn report_all(plan: &Plan, results: &Results, observed: &Observations) -> Result
         for (observation, _) in &observed.ports {
             for dir in &observation.sandboxes {
                 redactor = redactor.sandbox(dir);
+                terminal_redactor = terminal_redactor.sandbox(dir);
             }
         }
     }
-    println!();
     let options = report::terminal::Options { color: false };
-    print!("{}", report::terminal::render(results, &redactor, options));
+    print!(
+        "{}",
+        report::terminal::render(results, &terminal_redactor, options)
+    );
     let report_dir = &plan.reports.dir;
     report::write_reports(results, report_dir, &redactor)
         .map_err(|e| Error::io(format!("writing reports to `{}`", report_dir.display()), e))?;
@@ -400,6 +428,7 @@ fn libtest_trials(results: &Results) -> Vec<Trial> {
     results
         .verdicts
         .iter()
+        .filter(|((port, _), _)| crate::progress::shown(results, port))
         .map(|((port, case), verdict)| {
             let pinned = results.is_pinned(case);
             let status = verdict.status;

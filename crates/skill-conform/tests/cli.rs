@@ -105,8 +105,44 @@ fn the_reference_passes_its_own_suite() {
     ]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
+    // By default: the matrix with its legend and the terse summary, no libtest listing.
+    let expected = format!("skill-conform: {n} trials in ", n = case_count());
+    assert!(stdout.contains(&expected), "{stdout}");
+    assert!(
+        stdout.ends_with(&format!(": {} pass; 0 failing\n", case_count())),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\nlegend: ok pass"), "{stdout}");
+    assert!(!stdout.contains("test result:"), "{stdout}");
+    assert!(!stdout.contains("finished in 0.00s"), "{stdout}");
+    // One status line per port on stderr.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("reference: setting up…\nreference: ready"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("reference: {} cases run in ", case_count())),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_libtest_listing_is_behind_a_flag() {
+    let reports = tempfile::tempdir().unwrap();
+    let out = skill_conform(&[
+        "run",
+        "--port",
+        "reference",
+        "--libtest",
+        "--report-dir",
+        reports.path().to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
     let expected = format!("test result: ok. {} passed; 0 failed", case_count());
     assert!(stdout.contains(&expected), "{stdout}");
+    assert!(stdout.contains("test reference::frontmatter/"), "{stdout}");
 }
 
 /// How many cases the fixture tree holds (`<group>/<case>/case.toml`).
@@ -196,9 +232,16 @@ fn a_stale_expectation_fails_the_run_and_is_in_every_report() {
     ]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
-    assert!(stdout.contains("test result: ok. 1 passed"), "{stdout}");
+    assert!(stdout.contains(": 1 pass; 1 failing"), "{stdout}");
+    // The terminal shows the real path (to paste); the shared files say [REPO].
+    let repo = std::fs::canonicalize(tmp.path()).unwrap();
+    let message =
+        "/adapters/reference/expected.toml`: entry 1, field `cases`: `gone/*` matches no case";
     assert!(
-        stdout.contains("expectation errors, failing (1)\n\nreference: error in `[REPO]/adapters/reference/expected.toml`: entry 1, field `cases`: `gone/*` matches no case"),
+        stdout.contains(&format!(
+            "expectation errors, failing (1)\n\nreference: error in `{}{message}",
+            repo.display()
+        )),
         "{stdout}"
     );
     let report: serde_json::Value =
@@ -207,11 +250,43 @@ fn a_stale_expectation_fails_the_run_and_is_in_every_report() {
     assert_eq!(report["expectationErrors"][0]["port"], "reference");
     let summary = std::fs::read_to_string(reports.join("summary.md")).unwrap();
     assert!(summary.contains("## Expectation errors (1)"), "{summary}");
+    assert!(
+        summary.contains("`[REPO]/adapters/reference/expected.toml`"),
+        "{summary}"
+    );
     let junit = std::fs::read_to_string(reports.join("junit.xml")).unwrap();
     assert!(
         junit.contains(r#"<testcase name="expected.toml" classname="reference">"#),
         "{junit}"
     );
+}
+
+#[test]
+fn every_report_names_where_a_port_came_from() {
+    let reports = tempfile::tempdir().unwrap();
+    let adapter = format!(
+        "other={} adapter --reference",
+        env!("CARGO_BIN_EXE_skill-conform")
+    );
+    let out = skill_conform(&[
+        "run",
+        "--adapter",
+        &adapter,
+        "--case",
+        "frontmatter/colon-space",
+        "--report-dir",
+        reports.path().to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(reports.path().join("report.json")).unwrap())
+            .unwrap();
+    let origin = report["ports"]["other"]["origin"].as_str().unwrap();
+    assert!(origin.starts_with("adapter `") && origin.ends_with(" adapter --reference`"));
+    // The matrix header and the totals carry the version and the origin too.
+    assert!(stdout.contains("  other@"), "{stdout}");
+    assert!(stdout.contains(", from adapter `"), "{stdout}");
 }
 
 #[test]

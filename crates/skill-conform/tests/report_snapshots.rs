@@ -280,7 +280,11 @@ fn stale_entry(port: &str) -> ExpectationProblem {
 fn one_matrix_line_per_status() {
     let results = one_case_per_status();
     let model = Model::new(&results);
-    insta::assert_snapshot!(terminal::matrix(&model, terminal::Options::default()));
+    insta::assert_snapshot!(terminal::matrix(
+        &model,
+        &redactor(),
+        terminal::Options::default()
+    ));
 }
 
 #[test]
@@ -498,8 +502,8 @@ fn report_json_is_canonical_and_redacted() {
 fn every_color_cell_keeps_the_plain_layout() {
     let results = one_case_per_status();
     let model = Model::new(&results);
-    let plain = terminal::matrix(&model, terminal::Options::default());
-    let colored = terminal::matrix(&model, terminal::Options { color: true });
+    let plain = terminal::matrix(&model, &redactor(), terminal::Options::default());
+    let colored = terminal::matrix(&model, &redactor(), terminal::Options { color: true });
     assert_ne!(plain, colored);
     let stripped = colored
         .split('\u{1b}')

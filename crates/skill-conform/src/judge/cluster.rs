@@ -9,10 +9,11 @@
 //!   named by that text's [`fingerprint`].
 //! - Clusters are sorted: the one matching the golden first, then larger before smaller, then by
 //!   their sorted port lists. Ports inside a cluster are sorted by name.
-//! - A note is raised when at least [`SUSPECT_QUORUM`] real ports share one output that differs
-//!   from the golden — on any case, pinned or not (a pinned case is where such a note matters
-//!   most). One note per case, for its largest such cluster. Notes never change a verdict or the
-//!   exit code.
+//! - A note is raised when no real port matches the golden and at least [`SUSPECT_QUORUM`] real
+//!   ports share one output that differs from it — on any case, pinned or not (a pinned case is
+//!   where such a note matters most). One real port that matches the golden is evidence that the
+//!   reference is right and the agreeing ports share an old bug, so it silences the note. One
+//!   note per case, for its largest such cluster. Notes never change a verdict or the exit code.
 
 use std::collections::BTreeMap;
 
@@ -138,10 +139,14 @@ pub fn gap_clusters(results: &Results) -> BTreeMap<CaseId, Vec<Cluster>> {
         .collect()
 }
 
-/// The "suspected reference bug" note for `case`, if at least [`SUSPECT_QUORUM`] real ports
-/// agree with each other against the golden.
+/// The "suspected reference bug" note for `case`, if no real port matches the golden and at
+/// least [`SUSPECT_QUORUM`] real ports agree with each other against it.
 pub fn suspected_reference_bug(results: &Results, case: &CaseId) -> Option<Note> {
-    clusters(results, case)
+    let clusters = clusters(results, case);
+    if clusters.iter().any(|cluster| cluster.matches_golden) {
+        return None;
+    }
+    clusters
         .into_iter()
         // Sorted larger first, so the first is the largest (ties: by port list).
         .find(|cluster| !cluster.matches_golden && cluster.ports.len() >= SUSPECT_QUORUM)
@@ -256,6 +261,19 @@ mod tests {
         assert_eq!(note.ports, ["clojure", "csharp", "elixir", "java"]);
         assert_eq!(note.fingerprint, fingerprint("C"));
         assert_eq!(notes(&results), [note]);
+    }
+
+    #[test]
+    fn one_real_port_matching_the_golden_silences_the_note() {
+        // Three old ports share a pre-fix bug; a newer one matches the reference.
+        let results = results(&[
+            ("python", Status::Pass, Some("G")),
+            ("golang", Status::Fail, Some("B")),
+            ("js", Status::Fail, Some("B")),
+            ("java", Status::Fail, Some("B")),
+        ]);
+        assert_eq!(suspected_reference_bug(&results, &id("hazards/x")), None);
+        assert!(notes(&results).is_empty());
     }
 
     #[test]

@@ -123,6 +123,10 @@ pub struct PortInfo {
     /// What its hello said (nothing before the hello, or without one).
     #[serde(flatten)]
     pub hello: HelloFacts,
+    /// Where the library came from: `registry, 0.21.0 (pinned in adapters/ports.toml)`,
+    /// `registry, @0.18.1 (asked for)`, `checkout PATH at COMMIT`; absent for the reference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
     pub status: PortStatus,
     /// How write-restricted its adapter ran (`none` where Landlock is unavailable); absent for
     /// a port whose adapter never started.
@@ -138,6 +142,7 @@ impl PortInfo {
             kind: PortKind::of_name(&name),
             name,
             hello: HelloFacts::default(),
+            origin: None,
             status: PortStatus::Available,
             isolation: None,
         }

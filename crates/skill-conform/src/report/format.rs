@@ -84,6 +84,10 @@ pub struct PortEntry {
     /// What its hello said.
     #[serde(flatten)]
     pub hello: HelloFacts,
+    /// Where the library came from: `registry, 0.21.0 (pinned in adapters/ports.toml)`,
+    /// `registry, @0.18.1 (asked for)`, `checkout PATH at COMMIT`; absent for the reference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
     /// Absent only for a port that has verdicts but no port record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<PortStatus>,
@@ -158,6 +162,7 @@ mod tests {
             name: "python".into(),
             kind: PortKind::Real,
             hello: HelloFacts::default(),
+            origin: None,
             status: Some(PortStatus::Available),
             isolation: None,
             totals: BTreeMap::new(),

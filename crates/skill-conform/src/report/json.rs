@@ -115,6 +115,7 @@ fn port_entry(model: &Model<'_>, port: &str, redactor: &Redactor) -> PortEntry {
                 .map(|info| info.hello.libraries.clone())
                 .unwrap_or_default(),
         },
+        origin: info.and_then(|info| info.origin.as_deref().map(|text| redactor.text(text))),
         status: info.map(|info| info.status.clone()),
         isolation: info.and_then(|info| info.isolation),
         totals: totals.by_status,

@@ -15,7 +15,7 @@
 use std::fmt::Write as _;
 
 use super::model::{
-    cell, note_text, port_trouble_lines, trial_details, trial_summary, Model, Trial,
+    cell, note_text, port_labels, port_trouble_lines, trial_details, trial_summary, Model, Trial,
 };
 use super::Redactor;
 use crate::judge::{PortStatus, Results};
@@ -80,7 +80,8 @@ pub fn render_model(model: &Model<'_>, redactor: &Redactor) -> String {
                     } else {
                         format!("`{}`", cluster.fingerprint)
                     };
-                    format!("{label}: {}", cluster.ports.join(", "))
+                    let members = port_labels(model.results, &cluster.ports, redactor);
+                    format!("{label}: {members}")
                 })
                 .collect();
             let _ = writeln!(out, "- `{case}` — {}", groups.join(" · "));
@@ -89,7 +90,7 @@ pub fn render_model(model: &Model<'_>, redactor: &Redactor) -> String {
     if !model.notes.is_empty() {
         heading(&mut out, "Notes");
         for note in &model.notes {
-            let _ = writeln!(out, "- {}", note_text(note));
+            let _ = writeln!(out, "- {}", note_text(note, model.results, redactor));
         }
     }
     out

@@ -213,6 +213,12 @@ pub fn port_versions(info: &PortInfo, redactor: &Redactor) -> String {
     if let Some(runtime) = &info.hello.runtime {
         parts.push(format!("runtime {}", redactor.version(runtime)));
     }
+    for (library, version) in &info.hello.libraries {
+        parts.push(format!("{library} {}", redactor.version(version)));
+    }
+    if let Some(origin) = &info.origin {
+        parts.push(format!("from {}", redactor.text(origin)));
+    }
     parts.join(", ")
 }
 
@@ -495,11 +501,33 @@ pub fn port_trouble_lines(info: &PortInfo, redactor: &Redactor) -> Vec<String> {
 }
 
 /// The one-line text of a note.
-pub fn note_text(note: &Note) -> String {
+pub fn note_text(note: &Note, results: &Results, redactor: &Redactor) -> String {
     format!(
-        "suspected reference bug in {}: {} agree with each other against the golden (output {}); check the reference before the ports",
+        "suspected reference bug in {}: {} agree with each other against the golden (output {}) and no other port matches it; check the reference before the ports",
         note.case,
-        note.ports.join(", "),
+        port_labels(results, &note.ports, redactor),
         note.fingerprint
     )
+}
+
+/// `python@0.21.0`: a port with the library version its hello gave, or the bare name when the
+/// hello gave none.
+pub fn port_label(results: &Results, port: &str, redactor: &Redactor) -> String {
+    match results
+        .ports
+        .get(port)
+        .and_then(|info| info.hello.library_version.as_deref())
+    {
+        Some(version) => format!("{port}@{}", redactor.version(version)),
+        None => port.to_owned(),
+    }
+}
+
+/// `golang@0.16.0, js@0.16.0`: [`port_label`]s joined by commas.
+pub fn port_labels(results: &Results, ports: &[String], redactor: &Redactor) -> String {
+    let labels: Vec<String> = ports
+        .iter()
+        .map(|port| port_label(results, port, redactor))
+        .collect();
+    labels.join(", ")
 }

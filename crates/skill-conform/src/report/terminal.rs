@@ -10,7 +10,8 @@
 use std::fmt::Write as _;
 
 use super::model::{
-    count_list, note_text, port_trouble_lines, port_versions, trial_details, Model, Trial,
+    count_list, note_text, port_label, port_labels, port_trouble_lines, port_versions,
+    trial_details, Model, Trial, NO_VERDICT,
 };
 use super::Redactor;
 use crate::judge::status::Colour;
@@ -30,7 +31,7 @@ pub fn render(results: &Results, redactor: &Redactor, options: Options) -> Strin
 
 /// The matrix, with the interop score (if any) under its title line.
 fn matrix_with_score(model: &Model<'_>, redactor: &Redactor, options: Options) -> String {
-    let matrix = matrix(model, options);
+    let matrix = matrix(model, redactor, options);
     let score = super::interop::of_model(model, redactor);
     match (score, matrix.split_once('\n')) {
         (Some(score), Some((title, rest))) => format!("{title}\n{}\n{rest}", score.line()),
@@ -82,7 +83,8 @@ pub fn render_model(model: &Model<'_>, redactor: &Redactor, options: Options) ->
                 } else {
                     cluster.fingerprint.clone()
                 };
-                let _ = writeln!(text, "  {label:<16}  {}", cluster.ports.join(", "));
+                let members = port_labels(model.results, &cluster.ports, redactor);
+                let _ = writeln!(text, "  {label:<16}  {members}");
             }
             text
         }),
@@ -106,7 +108,7 @@ pub fn render_model(model: &Model<'_>, redactor: &Redactor, options: Options) ->
         model
             .notes
             .iter()
-            .map(|note| format!("{}\n", note_text(note))),
+            .map(|note| format!("{}\n", note_text(note, model.results, redactor))),
     );
     out
 }
@@ -154,16 +156,28 @@ fn block(trial: &Trial<'_>, redactor: &Redactor) -> String {
 }
 
 /// The matrix alone: a header line, then one row per case (`*` marks a pinned case), one
-/// column per port.
-pub fn matrix(model: &Model<'_>, options: Options) -> String {
+/// column per port, headed `port@version` ([`port_label`]), then a legend of the cells shown.
+/// Unavailable ports have no column (their section gives the reason).
+pub fn matrix(model: &Model<'_>, redactor: &Redactor, options: Options) -> String {
+    let ports: Vec<&str> = model
+        .ports
+        .iter()
+        .copied()
+        .filter(|port| {
+            !matches!(
+                model.results.ports.get(*port).map(|info| &info.status),
+                Some(PortStatus::Unavailable { .. })
+            )
+        })
+        .collect();
     let mut out = String::new();
     let _ = writeln!(
         out,
         "skill-conform: {} case{} × {} port{} (* = pinned case)",
         model.cases.len(),
         plural(model.cases.len()),
-        model.ports.len(),
-        plural(model.ports.len())
+        ports.len(),
+        plural(ports.len())
     );
     out.push('\n');
     let case_width = model
@@ -173,21 +187,24 @@ pub fn matrix(model: &Model<'_>, options: Options) -> String {
         .chain(["case".len()])
         .max()
         .unwrap_or(4);
-    let widths: Vec<usize> = model
-        .ports
+    let labels: Vec<String> = ports
         .iter()
-        .map(|port| port.len().max("BROKEN".len()))
+        .map(|port| port_label(model.results, port, redactor))
+        .collect();
+    let widths: Vec<usize> = labels
+        .iter()
+        .map(|label| label.chars().count().max("BROKEN".len()))
         .collect();
 
     let mut header = format!("  {:<case_width$}", "case");
-    for (port, width) in model.ports.iter().zip(&widths) {
-        let _ = write!(header, "  {port:<width$}");
+    for (label, width) in labels.iter().zip(&widths) {
+        let _ = write!(header, "  {label:<width$}");
     }
     let _ = writeln!(out, "{}", header.trim_end());
     for case in &model.cases {
         let marker = if model.is_pinned(case) { '*' } else { ' ' };
         let mut row = format!("{marker} {:<case_width$}", case.as_str());
-        for (port, width) in model.ports.iter().zip(&widths) {
+        for (port, width) in ports.iter().zip(&widths) {
             let text = model.cell(port, case);
             let status = model.verdict(port, case).map(|verdict| verdict.status);
             let padding = width - text.len();
@@ -200,6 +217,60 @@ pub fn matrix(model: &Model<'_>, options: Options) -> String {
         }
         let _ = writeln!(out, "{}", row.trim_end());
     }
+    out.push_str(&legend(model, &ports));
+    out
+}
+
+/// `legend: ok pass · gap gap (unpinned, not failing) · - not run`: the cells the matrix
+/// shows, in [`Status::all`] order.
+fn legend(model: &Model<'_>, ports: &[&str]) -> String {
+    let shown: std::collections::BTreeSet<Status> = ports
+        .iter()
+        .flat_map(|port| {
+            model
+                .cases
+                .iter()
+                .filter_map(|case| model.verdict(port, case))
+        })
+        .map(|verdict| verdict.status)
+        .collect();
+    let mut parts: Vec<String> = Status::all()
+        .filter(|status| shown.contains(status))
+        .map(|status| {
+            let words = status.words();
+            let fails = match (words.fails_pinned, words.fails_unpinned) {
+                (true, true) => "fails",
+                (true, false) => "fails when pinned",
+                _ => "does not fail",
+            };
+            format!("{} {} ({fails})", words.cell, words.name)
+        })
+        .collect();
+    let unrun = ports.iter().any(|port| {
+        model
+            .cases
+            .iter()
+            .any(|case| model.verdict(port, case).is_none())
+    });
+    if unrun {
+        parts.push(format!("{NO_VERDICT} not run"));
+    }
+    // Wrapped at about 100 columns, continuation lines indented under the first item.
+    let mut out = String::from("\nlegend:");
+    let mut line_len = out.len() - 1;
+    for (index, part) in parts.iter().enumerate() {
+        let separator = if index == 0 { " " } else { " · " };
+        if index > 0 && line_len + separator.len() + part.chars().count() > 100 {
+            out.push_str("\n       ");
+            line_len = 7;
+        } else {
+            out.push_str(separator);
+            line_len += separator.chars().count();
+        }
+        out.push_str(part);
+        line_len += part.chars().count();
+    }
+    out.push('\n');
     out
 }
 

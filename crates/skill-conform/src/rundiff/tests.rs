@@ -39,6 +39,7 @@ fn report(version: &str, cases: &[(&str, bool, Option<&str>, Status)]) -> Report
             },
             status: Some(PortStatus::Available),
             isolation: None,
+            origin: None,
             totals: BTreeMap::new(),
             pinned: 0,
             pinned_pass: 0,
