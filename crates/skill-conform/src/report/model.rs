@@ -511,8 +511,12 @@ pub fn note_text(note: &Note, results: &Results, redactor: &Redactor) -> String 
 }
 
 /// `python@0.21.0`: a port with the library version its hello gave, or the bare name when the
-/// hello gave none.
+/// hello gave none or the column already names its version (`python@0.18.1`, one port in two
+/// versions).
 pub fn port_label(results: &Results, port: &str, redactor: &Redactor) -> String {
+    if port.contains('@') {
+        return port.to_owned();
+    }
     match results
         .ports
         .get(port)
