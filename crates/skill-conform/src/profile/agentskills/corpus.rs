@@ -150,6 +150,7 @@ fn rejections(planned: &[PlannedAsCase], results: &[PortResult]) -> String {
 
 /// Runs the corpus over `dirs` and prints the report.
 pub fn corpus(repo: &Path, dirs: &[PathBuf], ports: &[PortRequest]) -> Result<ExitCode, Error> {
+    let repo = &crate::plan::canonical_repo(repo)?;
     let planned: Vec<PlannedAsCase> = dirs
         .iter()
         .enumerate()

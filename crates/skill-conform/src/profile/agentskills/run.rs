@@ -34,6 +34,17 @@ pub struct PlannedAsCase {
     pub prompt: Vec<String>,
 }
 
+impl PlannedAsCase {
+    /// `yes` or `no`: the pinned column of the matrix and the tables.
+    pub fn pinned_word(&self) -> &'static str {
+        if self.case.manifest.pinned {
+            "yes"
+        } else {
+            "no"
+        }
+    }
+}
+
 /// What happened to one port.
 pub struct PortResult {
     pub name: String,
@@ -44,6 +55,17 @@ pub struct PortResult {
     pub cases: BTreeMap<String, CaseJudgement>,
     /// The replies as the adapter wrote them, by case id (for `corpus`).
     pub replies: BTreeMap<String, Value>,
+}
+
+impl PortResult {
+    /// The matrix cell of case `id`: the port's trouble, else the case's status, else `—`.
+    pub fn cell(&self, id: &str) -> &'static str {
+        match (self.trouble, self.cases.get(id)) {
+            (Some(status), _) => status.words().cell,
+            (None, Some(judgement)) => judgement.status.words().cell,
+            (None, None) => "—",
+        }
+    }
 }
 
 /// Every case of the profile with its golden.
@@ -282,6 +304,8 @@ pub fn run(
             "--write-table runs every case (hint: drop --case)".to_owned(),
         ));
     }
+    // Absolute: set-up and adapters start in their own directories, never the repository.
+    let repo = &crate::plan::canonical_repo(repo)?;
     let planned = plan(repo, case_globs)?;
     let results = run_ports(repo, ports, &planned)?;
     print!("{}", matrix(&planned, &results));
@@ -374,19 +398,10 @@ pub fn matrix(planned: &[PlannedAsCase], results: &[PortResult]) -> String {
     out.push('\n');
     for planned in planned {
         let id = planned.case.id.to_string();
-        let pinned = if planned.case.manifest.pinned {
-            "yes"
-        } else {
-            "no"
-        };
+        let pinned = planned.pinned_word();
         let _ = write!(out, "{id:width$}  {pinned:>6}");
         for result in results {
-            let cell = match (result.trouble, result.cases.get(&id)) {
-                (Some(status), _) => status.words().cell,
-                (None, Some(judgement)) => judgement.status.words().cell,
-                (None, None) => "—",
-            };
-            let _ = write!(out, "  {cell:>14}");
+            let _ = write!(out, "  {:>14}", result.cell(&id));
         }
         out.push('\n');
     }

@@ -84,19 +84,9 @@ pub fn render(planned: &[PlannedAsCase], results: &[PortResult]) -> String {
     out.push('\n');
     for planned in planned {
         let id = planned.case.id.to_string();
-        let pinned = if planned.case.manifest.pinned {
-            "yes"
-        } else {
-            "no"
-        };
-        let _ = write!(out, "| {id} | {pinned} |");
+        let _ = write!(out, "| {id} | {} |", planned.pinned_word());
         for result in results {
-            let cell = match (result.trouble, result.cases.get(&id)) {
-                (Some(status), _) => status.words().cell,
-                (None, Some(judgement)) => judgement.status.words().cell,
-                (None, None) => "—",
-            };
-            let _ = write!(out, " {cell} |");
+            let _ = write!(out, " {} |", result.cell(&id));
         }
         out.push('\n');
     }
