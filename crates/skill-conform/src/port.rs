@@ -424,11 +424,10 @@ fn probe_and_set_up(
             .map(|a| with_repo(a, repo).replace("{version}", asked))
             .collect();
         let dir = work_dir(home, name);
-        let mut writable = vec![
-            dir.clone(),
-            home.to_owned(),
-            repo.join("adapters").join(name).join(".cache"),
-        ];
+        let cache = repo.join("adapters").join(name).join(".cache");
+        // Isolation needs every writable directory to exist; a fresh clone has no cache yet.
+        let _ = std::fs::create_dir_all(&cache);
+        let mut writable = vec![dir.clone(), home.to_owned(), cache];
         if asked.starts_with('/') {
             writable.push(PathBuf::from(asked)); // the `NAME=PATH` checkout
         }
@@ -738,6 +737,19 @@ mod tests {
         };
         assert_eq!(asked, "9.9");
         assert_eq!(command.argv, ["/opt/adapter-9.9", "--version=9.9"]);
+    }
+
+    /// Isolation refuses a writable directory that does not exist, and a fresh clone has no
+    /// `adapters/<port>/.cache` yet: set-up makes it first.
+    #[test]
+    fn set_up_creates_the_port_cache_it_may_write() {
+        let repo = tempfile::tempdir().unwrap();
+        let ports = spec("true", "echo /opt/adapter");
+        let cache = repo.path().join("adapters/fake/.cache");
+        assert!(!cache.exists());
+        let resolved = resolve_fake_in(repo.path(), &ports, "fake");
+        assert!(matches!(resolved, Resolved::Ready { .. }));
+        assert!(cache.is_dir());
     }
 
     #[test]
