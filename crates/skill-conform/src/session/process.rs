@@ -39,8 +39,10 @@ pub const STDERR_TAIL_LINES: usize = 40;
 /// How long to wait for a process whose stdout closed to exit, before calling its status unknown.
 const EXIT_GRACE: Duration = Duration::from_secs(1);
 /// How long a reply may still arrive after the direct child exited (its last line may be in the
-/// pipe), before the exit is reported as [`Fault::Exited`].
-pub const DEATH_GRACE: Duration = Duration::from_millis(200);
+/// pipe), before the exit is reported as [`Fault::Exited`]. Generous: on a loaded machine the
+/// reader thread can take a while to hand over a line the adapter wrote just before dying (at
+/// 200 ms a reply written right before a crash was, rarely, taken for the crash).
+pub const DEATH_GRACE: Duration = Duration::from_secs(1);
 /// How often a wait for a reply checks whether the direct child is still alive.
 const DEATH_POLL: Duration = Duration::from_millis(20);
 /// How long [`AdapterProcess::kill`] waits for the reader threads before leaving them detached.
