@@ -74,6 +74,34 @@ fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// No line that names `port` says it agrees (a port not compared never agrees).
+fn assert_no_agreement_claimed_for(stdout: &str, port: &str) {
+    for line in stdout.lines().filter(|l| l.contains(port)) {
+        assert!(
+            !line.replace("disagree", "").contains("agree"),
+            "a line claims agreement for {port}: {line}"
+        );
+    }
+}
+
+/// `corpus` over `tree` with the reference as port `itself`, the given extra arguments, the
+/// reports in `reports`.
+fn corpus_with_itself(tree: &Path, reports: &Path, extra: &[&str]) -> Output {
+    let adapter = format!("itself={BIN} adapter --reference");
+    let mut args = vec![
+        "corpus".to_owned(),
+        tree.display().to_string(),
+        "--adapter".into(),
+        adapter,
+        "--report-dir".into(),
+        reports.display().to_string(),
+        "--repo".into(),
+        repo().display().to_string(),
+    ];
+    args.extend(extra.iter().map(|a| (*a).to_owned()));
+    skill_conform(&args)
+}
+
 #[test]
 fn a_mutant_disagrees_in_place_and_the_tree_is_unchanged() {
     let tmp = tempfile::tempdir().unwrap();
@@ -106,7 +134,7 @@ fn a_mutant_disagrees_in_place_and_the_tree_is_unchanged() {
     assert_eq!(snapshot(&tree), before, "corpus wrote to the tree");
 
     assert!(
-        stdout.contains("- disagreeing with the reference: `mutant-ldw`"),
+        stdout.starts_with("# skill-conform corpus: disagreeing with the reference: mutant-ldw\n"),
         "{stdout}"
     );
     assert!(
@@ -127,7 +155,9 @@ fn a_mutant_disagrees_in_place_and_the_tree_is_unchanged() {
         errors.is_empty(),
         "corpus.json breaks its schema: {errors:#?}"
     );
-    assert_eq!(report["agreement"], Value::Bool(false));
+    assert_eq!(report["disagreement"], Value::Bool(true));
+    assert_eq!(report["complete"], Value::Bool(true));
+    assert_eq!(report["format"], 2);
     assert_eq!(
         report["roots"][0],
         Value::String(tree.display().to_string())
@@ -181,9 +211,16 @@ fn the_reference_agrees_with_itself_and_unavailable_ports_are_listed() {
         repo().to_str().unwrap(),
     ]);
     let stdout = text(&out.stdout);
-    // The ghost never started: it is listed with the cause, and a port that did not answer
-    // does not agree, so --fail-on-disagreement fails.
-    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    // The ghost never started: it is listed with the cause and was not compared, so the run
+    // exits 3 and its first line says so; "agree" is never said of it.
+    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    assert!(
+        stdout.starts_with(
+            "# skill-conform corpus: ghost: not compared: broken: the adapter did not start"
+        ),
+        "{stdout}"
+    );
+    assert_no_agreement_claimed_for(&stdout, "ghost");
     assert!(
         stdout.contains("## Disagreements: 0 SKILL.md locations"),
         "{stdout}"
@@ -213,7 +250,9 @@ fn the_reference_agrees_with_itself_and_unavailable_ports_are_listed() {
         repo().to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
-    assert!(text(&out.stdout).contains("every port that ran agrees with the reference"));
+    assert!(text(&out.stdout).starts_with(
+        "# skill-conform corpus: every selected port compared; itself agrees with the reference (inventory, every load, prompt)\n"
+    ));
 }
 
 #[test]
@@ -235,11 +274,12 @@ fn a_port_that_fails_the_smoke_pair_is_broken_not_a_disagreement() {
         repo().to_str().unwrap(),
     ]);
     let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert_eq!(out.status.code(), Some(3), "{stdout}");
     assert!(
         stdout.contains("  - liar: broken: the smoke pair failed: "),
         "{stdout}"
     );
+    assert_no_agreement_claimed_for(&stdout, "liar");
     let report = read_json(&reports.join("corpus.json"));
     assert_eq!(report["ports"]["liar"]["state"], "broken");
     assert_eq!(report["ports"]["liar"]["fault"]["kind"], "wrong-case");
@@ -291,4 +331,253 @@ fn gen_corpus_is_seeded_and_refuses_a_non_empty_dir() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("is not an empty directory"));
     assert_eq!(snapshot(&a), before);
+}
+
+/// A stand-in port: the reference adapter behind a relay that pads every load of a reply
+/// with spaces between array elements (the same JSON value, twice the bytes), so a batch
+/// sized from the reference's own loads comes back over the cap and must be halved.
+const PADDING_RELAY: &str = r#"
+import json, subprocess, sys
+ref = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+for line in sys.stdin:
+    ref.stdin.write(line.encode()); ref.stdin.flush()
+    reply = ref.stdout.readline().decode()
+    value = json.loads(reply)
+    loads = value.get("loads")
+    if isinstance(loads, list) and loads:
+        value["loads"] = "@LOADS@"
+        items = [json.dumps(l, ensure_ascii=False, separators=(",", ":")) for l in loads]
+        pad = " " * sum(len(i) for i in items)
+        joined = ("," + pad).join(items) if len(items) > 1 else items[0] + pad
+        reply = json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace('"@LOADS@"', "[" + joined + "]") + "\n"
+    sys.stdout.write(reply); sys.stdout.flush()
+"#;
+
+fn write_skill(dir: &Path, name: &str, body: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        format!("---\nname: {name}\ndescription: The {name} skill.\n---\n{body}"),
+    )
+    .unwrap();
+}
+
+#[test]
+fn loads_come_in_batches_under_the_cap_and_a_load_alone_over_it_is_not_compared() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("skills");
+    generate(&tree, 60, 7).unwrap();
+    write_skill(
+        &tree.join("big-one"),
+        "big-one",
+        &"a long line\n".repeat(8_000),
+    );
+    let relay = tmp.path().join("relay.py");
+    std::fs::write(&relay, PADDING_RELAY).unwrap();
+    let padded = format!(
+        "padded=python3 {} {BIN} adapter --reference",
+        relay.display()
+    );
+    let reports = tmp.path().join("reports");
+    let out = corpus_with_itself(
+        &tree,
+        &reports,
+        &["--adapter", &padded, "--line-cap", "65536"],
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");
+    assert!(
+        stdout.starts_with("# skill-conform corpus: itself: not compared: 1 load over the 64 KiB cap; padded: not compared: 1 load over the 64 KiB cap\n"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("padded: a batch of "), "{stderr}");
+    assert!(
+        stderr.contains("over the 64 KiB cap; halving it"),
+        "{stderr}"
+    );
+    assert_no_agreement_claimed_for(&stdout, "itself");
+    assert_no_agreement_claimed_for(&stdout, "padded");
+    let report = read_json(&reports.join("corpus.json"));
+    let load_count = report["loadCount"].as_u64().unwrap();
+    for port in ["itself", "padded"] {
+        let summary = &report["ports"][port];
+        assert_eq!(summary["state"], "partial", "{port}: {summary:#}");
+        assert_eq!(summary["agreesWithReference"], Value::Null, "{port}");
+        let loads = &summary["loads"];
+        assert_eq!(loads["count"].as_u64().unwrap(), load_count - 1, "{port}");
+        assert_eq!(loads["differences"], serde_json::json!([]), "{port}");
+        assert_eq!(
+            loads["notCompared"],
+            serde_json::json!([{"why": {"why": "over-the-cap", "cap": 65536}, "names": ["big-one"]}]),
+            "{port}"
+        );
+        assert!(loads["requests"].as_u64().unwrap() > 1, "{port}: {loads:#}");
+    }
+    // Padding doubled every reply: more requests than the plan, which itself used.
+    assert!(
+        report["ports"]["padded"]["loads"]["requests"].as_u64()
+            > report["ports"]["itself"]["loads"]["requests"].as_u64()
+    );
+    assert_eq!(report["complete"], false);
+    assert_eq!(report["lineCap"], 65536);
+
+    // A cap the first reply (inventory and prompt) does not fit: the port is not compared.
+    let out = corpus_with_itself(&tree, &reports, &["--line-cap", "4096"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    assert!(
+        stdout.starts_with("# skill-conform corpus: itself: not compared: fault: the first reply (inventory and prompt) is over the 4 KiB cap (hint: raise --line-cap)\n"),
+        "{stdout}"
+    );
+    assert_no_agreement_claimed_for(&stdout, "itself");
+}
+
+#[test]
+fn a_line_cap_out_of_bounds_is_a_usage_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    for cap in ["100", "2147483648", "lots"] {
+        let out = skill_conform(&[
+            "corpus",
+            tmp.path().to_str().unwrap(),
+            "--line-cap",
+            cap,
+            "--repo",
+            repo().to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{cap}");
+        assert!(text(&out.stderr).contains("--line-cap"), "{cap}");
+    }
+}
+
+#[test]
+fn a_50_mb_skill_md_is_not_compared_alone_and_the_rest_is() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("skills");
+    write_skill(&tree.join("small-a"), "small-a", "Body.\n");
+    write_skill(&tree.join("small-b"), "small-b", "Body.\n");
+    let line = "x".repeat(99) + "\n";
+    write_skill(&tree.join("huge"), "huge", &line.repeat(500_000));
+    assert!(std::fs::metadata(tree.join("huge/SKILL.md")).unwrap().len() > 50_000_000);
+    let reports = tmp.path().join("reports");
+    let out = corpus_with_itself(&tree, &reports, &[]);
+    let stdout = text(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{stdout}\n{}",
+        text(&out.stderr)
+    );
+    assert!(
+        stdout.starts_with(
+            "# skill-conform corpus: itself: not compared: 1 load over the 16 MiB cap\n"
+        ),
+        "{stdout}"
+    );
+    let loads = &read_json(&reports.join("corpus.json"))["ports"]["itself"]["loads"];
+    assert_eq!(loads["count"], 3, "{loads:#}");
+    assert_eq!(
+        loads["notCompared"][0]["names"],
+        serde_json::json!(["huge"])
+    );
+    assert_eq!(loads["differences"], serde_json::json!([]));
+}
+
+/// A directory chain whose full path is longer than PATH_MAX (4096 bytes) under `at`, built
+/// with short paths only (each level renamed into a fresh parent): listing its deepest
+/// folders fails with "File name too long" even for root.
+fn too_deep_chain(at: &Path) {
+    let level = "d".repeat(200);
+    let chain = at.join("chain");
+    std::fs::create_dir_all(chain.join("bottom")).unwrap();
+    let wrapper = at.join("wrapper");
+    for _ in 0..24 {
+        std::fs::create_dir_all(wrapper.join(&level)).unwrap();
+        std::fs::rename(&chain, wrapper.join(&level).join("chain")).unwrap();
+        std::fs::rename(&wrapper, &chain).unwrap();
+    }
+}
+
+#[test]
+fn unreadable_folders_links_that_loop_and_names_not_utf8_are_warnings() {
+    use std::os::unix::ffi::OsStrExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("skills");
+    write_skill(&tree.join("plain"), "plain", "Body.\n");
+    let not_utf8 = tree.join(std::ffi::OsStr::from_bytes(b"caf\xe9"));
+    write_skill(&not_utf8, "cafe", "Body.\n");
+    std::os::unix::fs::symlink("loop", tree.join("loop")).unwrap();
+    too_deep_chain(&tree);
+    let reports = tmp.path().join("reports");
+    let out = corpus_with_itself(&tree, &reports, &[]);
+    let stdout = text(&out.stdout);
+    // Warnings change no verdict: the port was compared on everything the walk read.
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        text(&out.stderr)
+    );
+    assert!(
+        stdout.contains("## Warnings: 3 paths the reference could not read as given"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("- `{root0}/caf\\xE9`: name is not UTF-8"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("- `{root0}/loop`: link that cannot be followed, ignored (Too many levels of symbolic links"),
+        "{stdout}"
+    );
+    let report = read_json(&reports.join("corpus.json"));
+    let warnings = report["warnings"].as_array().unwrap();
+    let kinds: Vec<&str> = warnings
+        .iter()
+        .map(|w| w["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["not-utf8-name", "unreadable-folder", "unfollowable-link"],
+        "{warnings:#?}"
+    );
+    let deep = warnings[1]["location"].as_str().unwrap();
+    assert!(deep.starts_with("{root0}/chain/"), "{deep}");
+    assert!(
+        warnings[1]["error"]
+            .as_str()
+            .unwrap()
+            .contains("File name too long"),
+        "{warnings:#?}"
+    );
+    // Walks read the listing once and the warnings come sorted: the same bytes twice.
+    let again = tmp.path().join("again");
+    corpus_with_itself(&tree, &again, &[]);
+    assert_eq!(
+        std::fs::read(reports.join("corpus.json")).unwrap(),
+        std::fs::read(again.join("corpus.json")).unwrap()
+    );
+}
+
+#[test]
+fn a_named_port_that_is_unavailable_is_not_compared_and_exits_3() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("skills");
+    write_skill(&tree.join("plain"), "plain", "Body.\n");
+    let reports = tmp.path().join("reports");
+    // A checkout path that does not exist makes the port unavailable.
+    let missing = tmp.path().join("no-checkout");
+    let port = format!("python={}", missing.display());
+    let out = corpus_with_itself(&tree, &reports, &["--port", &port]);
+    let stdout = text(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{stdout}\n{}",
+        text(&out.stderr)
+    );
+    assert!(
+        stdout.starts_with("# skill-conform corpus: python: not compared: unavailable: "),
+        "{stdout}"
+    );
+    assert_no_agreement_claimed_for(&stdout, "python");
 }
