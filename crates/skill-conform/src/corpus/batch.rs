@@ -8,6 +8,8 @@
 //! filled to [`FILL`] of the cap. A batch whose reply still comes back over the cap is halved
 //! and sent again (the session has already killed and restarted the adapter: an over-cap line
 //! is a fault like a crash); a single name over the cap is `over-the-cap` for that name alone.
+//! The batches still to send shrink to what the replies so far showed ([`Sizing`]): a port
+//! whose loads outgrow the reference's pays one over-cap reply, not one per batch.
 
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -101,14 +103,72 @@ pub fn plan(fixed: usize, each: &[usize], cap: usize) -> Vec<Range<usize>> {
     batches
 }
 
+/// How the batches are sized as the port answers: the reference's sizes, scaled by the most
+/// any reply so far outgrew them (a port that writes each load bigger, or answers a name the
+/// reference accepts with a long not-found message, gets smaller batches from then on rather
+/// than one over-cap reply, and one adapter restart, per batch).
+pub struct Sizing<'a> {
+    /// The reply's size without loads, as the reference writes it.
+    pub fixed: usize,
+    /// Each load's size, as the reference writes it.
+    pub each: &'a [usize],
+    /// The session's line cap.
+    pub cap: usize,
+    /// The port's loads' bytes per reference byte, the largest seen (at least 1).
+    scale: f64,
+}
+
+impl<'a> Sizing<'a> {
+    pub fn new(fixed: usize, each: &'a [usize], cap: usize) -> Self {
+        Sizing {
+            fixed,
+            each,
+            cap,
+            scale: 1.0,
+        }
+    }
+
+    fn estimate(&self, range: &Range<usize>) -> f64 {
+        self.each[range.clone()].iter().sum::<usize>() as f64
+    }
+
+    /// Whether `range`, scaled, is over [`FILL`] of the cap (only a batch of several names).
+    fn too_big(&self, range: &Range<usize>) -> bool {
+        let target = (self.cap / FILL.1 * FILL.0) as f64;
+        range.len() > 1 && self.fixed as f64 + self.estimate(range) * self.scale > target
+    }
+
+    /// A reply to `range` whose loads took `bytes`.
+    fn answered(&mut self, range: &Range<usize>, bytes: usize) {
+        let estimate = self.estimate(range);
+        if estimate > 0.0 {
+            self.scale = self.scale.max(bytes as f64 / estimate);
+        }
+    }
+
+    /// A reply to `range` that went over the cap: its loads took at least what the cap leaves.
+    fn over_the_cap(&mut self, range: &Range<usize>) {
+        let at_least = self.cap.saturating_sub(self.fixed);
+        self.answered(range, at_least);
+    }
+}
+
+/// Halves `range` in place at the front of `queue`.
+fn halve(queue: &mut VecDeque<Range<usize>>, range: Range<usize>) {
+    let middle = range.start + range.len() / 2;
+    queue.push_front(middle..range.end);
+    queue.push_front(range.start..middle);
+}
+
 /// Sends the batches of `names` (ranges from [`plan`]) as `run` requests like `base`, halving
-/// a batch whose reply is over the cap, and returns every answer in request order. `progress`
-/// hears of each halving.
+/// a batch whose reply is over the cap (and, from then on, any batch that `sizing` says would
+/// be), and returns every answer in request order. `progress` hears of each halving.
 pub fn run_loads(
     session: &mut Session,
     base: &RunRequest,
     names: &[String],
     batches: Vec<Range<usize>>,
+    sizing: &mut Sizing<'_>,
     progress: &mut dyn FnMut(&str),
 ) -> LoadAnswers {
     let redactions = Redactions::for_roots(&base.roots);
@@ -119,6 +179,10 @@ pub fn run_loads(
     };
     let mut queue: VecDeque<Range<usize>> = batches.into();
     while let Some(range) = queue.pop_front() {
+        if sizing.too_big(&range) {
+            halve(&mut queue, range);
+            continue;
+        }
         let request = RunRequest {
             case: format!("{CASE_ID}/loads/{}", range.start + 1),
             load: names[range.clone()].to_vec(),
@@ -133,6 +197,7 @@ pub fn run_loads(
                 None => {
                     let loads = reply.get("loads").and_then(Value::as_array);
                     let loads = loads.map_or(&[][..], Vec::as_slice);
+                    sizing.answered(&range, compact_len(&loads));
                     for (slot, load) in range.clone().zip(loads) {
                         out.answers[slot] = LoadAnswer::Answered(redactions.redact(load));
                     }
@@ -142,14 +207,13 @@ pub fn run_loads(
             },
             Err(evidence) => match evidence.fault {
                 Fault::Oversize { cap, .. } if range.len() > 1 => {
-                    let middle = range.start + range.len() / 2;
                     progress(&format!(
                         "a batch of {} loads came back over the {} cap; halving it",
                         range.len(),
                         cap_text(cap)
                     ));
-                    queue.push_front(middle..range.end);
-                    queue.push_front(range.start..middle);
+                    sizing.over_the_cap(&range);
+                    halve(&mut queue, range);
                     continue;
                 }
                 Fault::Oversize { cap, .. } => NotComparedWhy::OverTheCap { cap },
@@ -197,6 +261,22 @@ mod tests {
             plan(0, &many, usize::MAX / 2),
             [0..MAX_BATCH_NAMES, MAX_BATCH_NAMES..MAX_BATCH_NAMES + 1]
         );
+    }
+
+    #[test]
+    fn sizing_learns_how_much_bigger_the_port_writes() {
+        let each = [10; 8];
+        let mut sizing = Sizing::new(20, &each, 160);
+        assert!(!sizing.too_big(&(0..8)));
+        // The port wrote 4 loads in 120 bytes, three times the reference's 40.
+        sizing.answered(&(0..4), 120);
+        assert!(sizing.too_big(&(4..8)));
+        assert!(!sizing.too_big(&(4..6)));
+        // Over the cap: at least cap - fixed = 140 bytes for 2 loads of 10.
+        sizing.over_the_cap(&(6..8));
+        assert!(sizing.too_big(&(6..8)));
+        // A single name is never split.
+        assert!(!sizing.too_big(&(7..8)));
     }
 
     #[test]

@@ -445,7 +445,13 @@ fn run_port(
                 };
             }
         };
-    let run = exchange(&mut session, &observation.name, reference, batches);
+    let run = exchange(
+        &mut session,
+        &observation.name,
+        reference,
+        batches,
+        options.line_cap,
+    );
     let _ = session.close();
     PortResult {
         name: observation.name,
@@ -462,6 +468,7 @@ fn exchange(
     name: &str,
     reference: &ReferenceSide,
     batches: &[std::ops::Range<usize>],
+    line_cap: usize,
 ) -> PortRun {
     let began = Instant::now();
     let first = &reference.first;
@@ -482,11 +489,14 @@ fn exchange(
         };
     }
     let mut progress = |line: &str| eprintln!("{name}: {line}");
+    let (fixed, each) = &reference.sizes;
+    let mut sizing = batch::Sizing::new(*fixed, each, line_cap);
     let loads = batch::run_loads(
         session,
         first,
         &reference.names,
         batches.to_vec(),
+        &mut sizing,
         &mut progress,
     );
     eprintln!(
@@ -583,7 +593,7 @@ mod tests {
         assert_eq!(report.ports["golang"].agrees_with_reference, None);
         let text = render_markdown(&report, None);
         assert!(
-            text.starts_with("# skill-conform corpus: golang: not compared: unavailable: no go; disagreeing with the reference: mutant-x\n"),
+            text.starts_with("# skill-conform corpus: golang: not compared: unavailable: no go; disagreeing with the reference: mutant-x; python agrees with the reference (inventory, every load, prompt)\n"),
             "{text}"
         );
         assert!(

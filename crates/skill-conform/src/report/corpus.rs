@@ -184,6 +184,21 @@ pub fn verdict_line(report: &CorpusReport) -> String {
             )
         })
         .collect();
+    let others = || report.port_order().into_iter().filter(|p| *p != REFERENCE);
+    let answered = others().any(|p| report.ports[p].accepted.is_some());
+    if parts.is_empty() && answered {
+        parts.push("every selected port compared".to_owned());
+    } else if parts.is_empty() {
+        let unavailable: Vec<&str> = others().collect();
+        parts.push(if unavailable.is_empty() {
+            "no port besides the reference was selected".to_owned()
+        } else {
+            format!(
+                "no port besides the reference was compared (unavailable: {})",
+                unavailable.join(", ")
+            )
+        });
+    }
     let disagreeing = report.disagreeing();
     if !disagreeing.is_empty() {
         parts.push(format!(
@@ -191,22 +206,19 @@ pub fn verdict_line(report: &CorpusReport) -> String {
             disagreeing.join(", ")
         ));
     }
-    let compared: Vec<&str> = report
-        .port_order()
-        .into_iter()
-        .filter(|p| *p != REFERENCE && report.ports[*p].state == PortState::Ok)
+    let agreeing: Vec<&str> = others()
         .filter(|p| report.ports[*p].agrees_with_reference == Some(true))
         .collect();
-    if parts.is_empty() {
-        parts.push(if compared.is_empty() {
-            "no port besides the reference was compared".to_owned()
-        } else {
-            format!(
-                "every selected port compared; {} {} with the reference (inventory, every load, prompt)",
-                compared.join(", "),
-                if compared.len() == 1 { "agrees" } else { "agree" }
-            )
-        });
+    if !agreeing.is_empty() {
+        parts.push(format!(
+            "{} {} with the reference (inventory, every load, prompt)",
+            agreeing.join(", "),
+            if agreeing.len() == 1 {
+                "agrees"
+            } else {
+                "agree"
+            }
+        ));
     }
     format!("skill-conform corpus: {}", parts.join("; "))
 }
