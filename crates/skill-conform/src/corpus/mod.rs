@@ -1,40 +1,56 @@
 //! `skill-conform corpus`: the reference and every selected port over a real skills folder, with
-//! no goldens, reporting only where they disagree.
+//! no goldens, reporting only where they disagree — and, first, what it could not compare.
 //!
 //! The folder is read **in place**: no sandbox copy, nothing written under it (adapters get a
-//! temporary `HOME`, the reports go to `--report-dir`). Each port gets exactly one `run`
-//! request: `roots` = the given folders made absolute but *not* canonicalised (symlinks stay as
-//! the user spelled them), sample limit 0, no filter, and `load` = every name the reference
-//! accepts in code-point order, then `no-such-skill`. The reference runs in process; the
-//! ports run concurrently, one adapter session each ([`crate::port::resolve`],
-//! [`crate::session::Session`]). Replies are normalised as in the suite
-//! (`normalize`): roots become `{root0}`, `{root1}` …, inventory lists are sorted,
-//! `detail` is dropped.
+//! temporary `HOME`, the reports go to `--report-dir`). The reference runs in process first
+//! (inventory, every name it accepts in code-point order then `no-such-skill` loaded, prompt);
+//! the ports then run concurrently, one adapter session each ([`crate::port::resolve`],
+//! [`crate::session::Session`]) with the reply line capped at `--line-cap` (default 16 MiB).
+//! Every request has `roots` = the given folders made absolute but *not* canonicalised
+//! (symlinks stay as the user spelled them), sample limit 0, no filter:
 //!
-//! [`analyse`] is a pure function from the normalised replies to a [`CorpusReport`]:
+//! 1. the first, [`CASE_ID`], loads nothing: its inventory and prompt are what is compared;
+//! 2. the loads follow in batches of names (`batch`): sized from the reference's own reply to
+//!    fit the cap, halved when a reply still comes back over it (the session kills and
+//!    restarts the adapter on an over-cap line), later batches shrunk to what the port's
+//!    replies showed. A single name over the cap is `over-the-cap` for that load alone; a
+//!    batch lost to a fault or answered with `error` is not compared, for its loads.
 //!
-//! - **disagreements** — every `SKILL.md` location where the ports' verdicts (accepted with
-//!   name and description / skipped with reason / not listed) are not all the same;
+//! Replies are normalised as in the suite (`normalize`): roots become `{root0}`, `{root1}` …,
+//! inventory lists are sorted, `detail` is dropped. [`analyse`] is a pure function from the
+//! normalised replies to a [`CorpusReport`]:
+//!
+//! - **disagreements** — every `SKILL.md` location where the answering ports' verdicts
+//!   (accepted with name and description / skipped with reason / not listed) are not all the same;
 //! - **duplicates** — every accepted name whose winning copy is not the same for every port;
 //! - **clusters** — ports (the reference included) with byte-identical normalised inventories,
 //!   the reference's first, with per-port counts `N ok / M skipped {reason: count}`;
 //! - **loads and prompt** — per port, the loads and the prompt that differ from the
-//!   reference's, each with its first differing line.
+//!   reference's, each with its first differing line, and the loads not compared, by why;
+//! - **states** — [`PortState`]: `ok` only when inventory, prompt and every load were
+//!   compared. A port is said to agree only then; `partial`, `broken`, `fault`, `error` and a
+//!   named `unavailable` port make the report incomplete.
+//!
+//! The reference's walk also reports what it could not read under the roots — unreadable
+//! folders, links it cannot follow, names that are not UTF-8 (`warnings`, from
+//! [`skill_ref::walk::Walker::problems`], no second walk) — listed as warnings.
 //!
 //! The same report is printed ([`render_markdown`], with at most [`TERMINAL_ROWS`] locations on
 //! the terminal — a location the reference accepts and some port does not is always shown)
-//! and written as `corpus.md` and canonical `corpus.json`. Ports that are unavailable, or that
-//! did not start, crashed, hung or answered with an error, are listed with their reason, never
-//! silently dropped. Exit 0, or 1 with `--fail-on-disagreement` when a port disagrees with the
-//! reference — an unavailable port does not count, a port that failed to answer does; a
-//! missing folder is a usage error (exit 2).
+//! and written as `corpus.md` and canonical `corpus.json` (format [`FORMAT`]; [`read`] takes the
+//! previous one too). Its first line, and the terminal's last, is [`verdict_line`]: what was
+//! not compared, then who disagrees. Exit ([`exit_code`], table [`EXIT_CODES`]): 3 when a
+//! selected port or part of its reply was not compared; else 1 with `--fail-on-disagreement`
+//! when a compared part differs; else 0. A missing folder is a usage error (exit 2).
 //!
 //! | module       | owns                                                                  |
 //! |--------------|-----------------------------------------------------------------------|
-//! | this file    | orchestration: roots, ports, the one request, each port's session     |
-//! | `model`      | the typed `corpus.json` ([`CorpusReport`]) and its schema             |
+//! | this file    | orchestration: roots, ports, the first request, each port's session   |
+//! | `batch`      | the loads in batches under the cap: plan, sizing, halving             |
+//! | `model`      | the typed `corpus.json` ([`CorpusReport`]), its states and its schema |
 //! | `analysis`   | [`analyse`]: normalised replies to a [`CorpusReport`] (pure)          |
-//! | `report::corpus` | rendering `corpus.md` and `corpus.json`                           |
+//! | `warnings`   | the reference walk's problems as warnings (redacted, escaped)         |
+//! | `report::corpus` | rendering `corpus.md` and `corpus.json`, the verdict line         |
 
 mod analysis;
 mod batch;
@@ -44,7 +60,7 @@ mod warnings;
 pub use crate::report::corpus::{render_json, render_markdown, verdict_line, write_report};
 pub use analysis::analyse;
 pub(crate) use analysis::{cut, text_of};
-pub use batch::{cap_text, plan as plan_batches, LoadAnswer, LoadAnswers, MAX_BATCH_NAMES};
+pub use batch::{cap_text, plan as plan_batches, LoadAnswer, LoadAnswers, FILL, MAX_BATCH_NAMES};
 pub use model::*;
 pub use warnings::walk_warnings;
 
