@@ -86,6 +86,18 @@ fn assert_no_agreement_claimed_for(stdout: &str, port: &str) {
     }
 }
 
+/// `out`'s stdout, once its exit code is `code` (else a failure showing both streams).
+fn stdout_of(out: &Output, code: i32) -> String {
+    let stdout = text(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{stdout}\n{}",
+        text(&out.stderr)
+    );
+    stdout
+}
+
 /// `corpus` over `tree` with the reference as port `itself`, the given extra arguments, the
 /// reports in `reports`.
 fn corpus_with_itself(tree: &Path, reports: &Path, extra: &[&str]) -> Output {
@@ -126,13 +138,7 @@ fn a_mutant_disagrees_in_place_and_the_tree_is_unchanged() {
         ]
     };
     let out = skill_conform(&args(&reports));
-    let stdout = text(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}\n{}",
-        text(&out.stderr)
-    );
+    let stdout = stdout_of(&out, 0);
     assert_eq!(snapshot(&tree), before, "corpus wrote to the tree");
 
     assert!(
@@ -462,13 +468,7 @@ fn a_50_mb_skill_md_is_not_compared_alone_and_the_rest_is() {
     assert!(std::fs::metadata(tree.join("huge/SKILL.md")).unwrap().len() > 50_000_000);
     let reports = tmp.path().join("reports");
     let out = corpus_with_itself(&tree, &reports, &[]);
-    let stdout = text(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(3),
-        "{stdout}\n{}",
-        text(&out.stderr)
-    );
+    let stdout = stdout_of(&out, 3);
     assert!(
         stdout.starts_with(
             "# skill-conform corpus: itself: not compared: 1 load over the 16 MiB cap\n"
@@ -511,14 +511,8 @@ fn unreadable_folders_links_that_loop_and_names_not_utf8_are_warnings() {
     too_deep_chain(&tree);
     let reports = tmp.path().join("reports");
     let out = corpus_with_itself(&tree, &reports, &[]);
-    let stdout = text(&out.stdout);
     // Warnings change no verdict: the port was compared on everything the walk read.
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}\n{}",
-        text(&out.stderr)
-    );
+    let stdout = stdout_of(&out, 0);
     assert!(
         stdout.contains("## Warnings: 3 paths the reference could not read as given"),
         "{stdout}"
@@ -570,13 +564,7 @@ fn a_named_port_that_is_unavailable_is_not_compared_and_exits_3() {
     let missing = tmp.path().join("no-checkout");
     let port = format!("python={}", missing.display());
     let out = corpus_with_itself(&tree, &reports, &["--port", &port]);
-    let stdout = text(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(3),
-        "{stdout}\n{}",
-        text(&out.stderr)
-    );
+    let stdout = stdout_of(&out, 3);
     assert!(
         stdout.starts_with("# skill-conform corpus: python: not compared: unavailable: "),
         "{stdout}"
