@@ -188,6 +188,18 @@ pub struct PortResult {
     pub run: PortRun,
 }
 
+impl PortResult {
+    /// A port named on the command line, with no hello (tests, and tools building a report).
+    pub fn selected(name: &str, run: PortRun) -> PortResult {
+        PortResult {
+            name: name.to_owned(),
+            hello: None,
+            selected: true,
+            run,
+        }
+    }
+}
+
 /// The reference's run over the roots: its column, the requests every port gets, and what
 /// its walk could not read.
 struct ReferenceSide {
@@ -553,12 +565,7 @@ mod tests {
     }
 
     fn port(name: &str, run: PortRun) -> PortResult {
-        PortResult {
-            name: name.to_owned(),
-            hello: None,
-            selected: true,
-            run,
-        }
+        PortResult::selected(name, run)
     }
 
     #[test]

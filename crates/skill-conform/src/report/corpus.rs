@@ -1,5 +1,5 @@
-//! Rendering `corpus`'s report: `corpus.md` (also printed, with a row limit) and canonical
-//! `corpus.json`.
+//! Rendering `corpus`'s report: `corpus.md` (also printed, with a row limit), canonical
+//! `corpus.json`, and (through [`super::corpus_html`]) `corpus.html`.
 
 use crate::corpus::{
     cap_text, cut, text_of, CorpusReport, FirstDifference, LocationVerdict, NotComparedWhy,
@@ -20,7 +20,8 @@ pub fn render_json(report: &CorpusReport) -> String {
     to_canonical_string(&serde_json::to_value(report).expect("the report serialises"))
 }
 
-fn verdict_text(entries: &[LocationVerdict]) -> String {
+/// One port's entries for a location, in words (`not listed` when it has none).
+pub(crate) fn verdict_text(entries: &[LocationVerdict]) -> String {
     if entries.is_empty() {
         return "not listed".to_owned();
     }
@@ -81,7 +82,7 @@ fn fault_text(f: &FaultDetails) -> String {
 }
 
 /// The port's state with the last line of its stderr, when it has one.
-fn state_text(summary: &PortSummary) -> String {
+pub(crate) fn state_text(summary: &PortSummary) -> String {
     let last_stderr = summary
         .stderr_tail
         .as_deref()
@@ -472,9 +473,10 @@ fn loads_and_prompt(out: &mut String, report: &CorpusReport, order: &[&str]) {
     }
 }
 
-/// Writes `corpus.json` and `corpus.md` into `dir` (created if missing).
+/// Writes `corpus.json`, `corpus.md` and `corpus.html` into `dir` (created if missing).
 pub fn write_report(report: &CorpusReport, dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     std::fs::write(dir.join("corpus.json"), render_json(report))?;
-    std::fs::write(dir.join("corpus.md"), render_markdown(report, None))
+    std::fs::write(dir.join("corpus.md"), render_markdown(report, None))?;
+    std::fs::write(dir.join("corpus.html"), super::corpus_html::render(report))
 }
