@@ -37,8 +37,8 @@
 //!
 //! The same report is printed ([`render_markdown`], with at most [`TERMINAL_ROWS`] locations on
 //! the terminal — a location the reference accepts and some port does not is always shown)
-//! and written as `corpus.md` and canonical `corpus.json` (format [`FORMAT`]; [`read`] takes the
-//! previous one too). Its first line, and the terminal's last, is [`verdict_line`]: what was
+//! and written as `corpus.md`, canonical `corpus.json` (format [`FORMAT`]; [`read`] takes the
+//! previous one too) and `corpus.html` ([`crate::report::corpus_html`]). Its first line, and the terminal's last, is [`verdict_line`]: what was
 //! not compared, then who disagrees. Exit ([`exit_code`], table [`EXIT_CODES`]): 3 when a
 //! selected port or part of its reply was not compared; else 1 with `--fail-on-disagreement`
 //! when a compared part differs; else 0. A missing folder is a usage error (exit 2).
@@ -51,6 +51,7 @@
 //! | `analysis`   | [`analyse`]: normalised replies to a [`CorpusReport`] (pure)          |
 //! | `warnings`   | the reference walk's problems as warnings (redacted, escaped)         |
 //! | `report::corpus` | rendering `corpus.md` and `corpus.json`, the verdict line         |
+//! | `report::corpus_html` | rendering `corpus.html`                                      |
 
 mod analysis;
 mod batch;
