@@ -126,6 +126,14 @@ fn headless_chromium_filters_the_disagreements_by_port() {
         "{filtered}"
     );
     assert_eq!(filtered.matches("class=\"location-row hidden\"").count(), 1);
+    assert!(
+        filtered.contains("<tr class=\"location-row\" data-ports=\"python\">"),
+        "{filtered}"
+    );
+    assert!(
+        filtered.contains("<tr class=\"location-row hidden\" data-ports=\"mutant\">"),
+        "{filtered}"
+    );
 }
 
 #[test]
