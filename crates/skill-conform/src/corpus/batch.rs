@@ -26,8 +26,10 @@ use crate::session::{Fault, RunRequest, Session};
 /// may say more than the reference), so a batch leaves room; halving handles the rest.
 pub const FILL: (usize, usize) = (3, 4);
 
-/// The most names one batch asks for, so one reply stays well inside the run timeout.
-pub const MAX_BATCH_NAMES: usize = 2_000;
+/// The most names one batch asks for, so one reply stays well inside the run timeout (a port
+/// that walks the whole folder again for every request pays that walk per batch: the batches
+/// should be few).
+pub const MAX_BATCH_NAMES: usize = 10_000;
 
 /// What a port answered for one requested name.
 #[derive(Clone, Debug, PartialEq)]
