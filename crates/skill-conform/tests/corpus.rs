@@ -571,3 +571,87 @@ fn a_named_port_that_is_unavailable_is_not_compared_and_exits_3() {
     );
     assert_no_agreement_claimed_for(&stdout, "python");
 }
+
+/// A stand-in port: the reference adapter behind a relay that answers any batch of loads
+/// holding `ERROR_NAME` with `error`, and exits (a crash) on any batch holding `CRASH_NAME`.
+const FAILING_RELAY: &str = r#"
+import json, subprocess, sys
+ref = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+for line in sys.stdin:
+    request = json.loads(line)
+    load = request.get("load") or []
+    if "crash-me" in load:
+        sys.exit(3)
+    if "refuse-me" in load:
+        sys.stdout.write(json.dumps({"case": request["case"], "error": "<b>refused</b>"}) + "\n")
+        sys.stdout.flush()
+        continue
+    ref.stdin.write(line.encode()); ref.stdin.flush()
+    sys.stdout.write(ref.stdout.readline().decode()); sys.stdout.flush()
+"#;
+
+#[test]
+fn a_batch_that_crashes_or_answers_error_leaves_only_its_loads_not_compared() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("skills");
+    generate(&tree, 60, 7).unwrap();
+    // Each trigger's load alone is over the batch target (3/4 of the cap): a batch of its own.
+    let body = "a line of body text\n".repeat(3_000);
+    write_skill(&tree.join("crash-me"), "crash-me", &body);
+    write_skill(&tree.join("refuse-me"), "refuse-me", &body);
+    let relay = tmp.path().join("relay.py");
+    std::fs::write(&relay, FAILING_RELAY).unwrap();
+    let reports = tmp.path().join("reports");
+    let adapter = format!(
+        "failing=python3 {} {BIN} adapter --reference",
+        relay.display()
+    );
+    let out = skill_conform(&[
+        "corpus",
+        tree.to_str().unwrap(),
+        "--adapter",
+        &adapter,
+        "--line-cap",
+        "65536",
+        "--report-dir",
+        reports.to_str().unwrap(),
+        "--repo",
+        repo().to_str().unwrap(),
+    ]);
+    let stdout = stdout_of(&out, 3);
+    assert!(
+        stdout.starts_with("# skill-conform corpus: failing: not compared: "),
+        "{stdout}"
+    );
+    assert_no_agreement_claimed_for(&stdout, "failing");
+    let report = read_json(&reports.join("corpus.json"));
+    let loads = &report["ports"]["failing"]["loads"];
+    assert_eq!(report["ports"]["failing"]["state"], "partial");
+    let groups = loads["notCompared"].as_array().unwrap();
+    let group = |why: &str| {
+        groups
+            .iter()
+            .find(|g| g["why"]["why"] == why)
+            .unwrap_or_else(|| panic!("no {why} group: {groups:#?}"))
+    };
+    let names = |g: &Value| -> Vec<String> {
+        g["names"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap().to_owned())
+            .collect()
+    };
+    let refused = group("error-reply");
+    assert_eq!(refused["why"]["message"], "<b>refused</b>");
+    assert_eq!(names(refused), ["refuse-me"]);
+    let crashed = group("fault");
+    assert_eq!(crashed["why"]["fault"]["kind"], "exited", "{crashed:#}");
+    assert_eq!(names(crashed), ["crash-me"]);
+    // Every other load was compared (the session restarted the crashed adapter), and agrees.
+    assert_eq!(loads["count"].as_u64().unwrap() + 2, report["loadCount"]);
+    assert_eq!(loads["differences"], serde_json::json!([]));
+    // The untrusted message is escaped in the page.
+    let page = std::fs::read_to_string(reports.join("corpus.html")).unwrap();
+    assert!(!page.contains("<b>refused"));
+}
