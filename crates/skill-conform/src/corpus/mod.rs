@@ -638,6 +638,25 @@ mod tests {
     }
 
     #[test]
+    fn not_compared_wins_over_a_disagreement_and_the_flag_decides_1() {
+        let mut report = analyse(vec!["/r".into()], 0, vec![]);
+        for (complete, disagreement, flag, code) in [
+            (true, false, true, ExitCode::Ok),
+            (true, true, false, ExitCode::Ok),
+            (true, true, true, ExitCode::Divergence),
+            (false, true, true, ExitCode::PortTrouble),
+            (false, false, false, ExitCode::PortTrouble),
+        ] {
+            (report.complete, report.disagreement) = (complete, disagreement);
+            assert_eq!(
+                exit_code(&report, flag),
+                code,
+                "{complete} {disagreement} {flag}"
+            );
+        }
+    }
+
+    #[test]
     fn first_difference_names_the_line_or_the_missing_one() {
         assert_eq!(first_difference("a\nb", "a\nb"), None);
         let d = first_difference("a\nb", "a\nc").unwrap();
