@@ -118,10 +118,12 @@ pub struct RunArgs {
     #[arg(long, default_value_t = crate::hang_budget::DEFAULT_MAX_TIMEOUTS, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_COUNT)))]
     pub max_timeouts: u32,
     /// Run the selected cases N times per port (one session): pass 1 in plan order, the others
-    /// shuffled; a case whose normalised outputs differ is `nondeterministic`.
+    /// shuffled, their sandboxes' entries created in shuffled order and alternating /dev/shm
+    /// and /tmp; a case whose normalised outputs differ is `nondeterministic`.
     #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_COUNT)))]
     pub repeat: u32,
-    /// Seed of the case-order shuffle (default: from the clock, printed on stderr).
+    /// Seed of the case-order and sandbox-entry shuffles (default: from the clock, printed on
+    /// stderr).
     #[arg(long, value_name = "S")]
     pub seed: Option<u64>,
     /// Shuffle the first pass too (the reports must not change).

@@ -56,6 +56,9 @@ pub struct Repeat {
     pub shuffle: bool,
     /// Per pass, the case order as indices into [`Plan::cases`].
     pub orders: Vec<Vec<usize>>,
+    /// Per pass, where its sandboxes are made and in what entry order
+    /// ([`crate::sandbox::placements`]).
+    pub placements: Vec<crate::sandbox::Placement>,
 }
 
 /// Everything a run will do, validated (see the module doc).
@@ -127,6 +130,7 @@ impl Plan {
                 seed,
                 shuffle: options.shuffle,
                 orders: pass_orders(selection.cases.len(), passes, options.shuffle, seed),
+                placements: crate::sandbox::placements(passes, seed),
             },
             reports: ReportTargets {
                 dir: report_dir,

@@ -13,7 +13,10 @@
 //! `--repeat N` is the determinism check: each port runs the selected cases N times in its one
 //! session — pass 1 in plan order, passes 2..N each in a fresh shuffle ([`pass_orders`], ChaCha8
 //! seeded by `--seed S` or, without it, by the clock; the seed is printed on stderr so a failure
-//! can be replayed). [`judge::judge_repeats`] folds the passes into one verdict, which is
+//! can be replayed). Passes 2..N also build their sandboxes differently
+//! ([`crate::sandbox::placements`]): entries created in a seeded shuffled order, alternating
+//! `/dev/shm` and `/tmp`, so a port that follows directory read order shows up too.
+//! [`judge::judge_repeats`] folds the passes into one verdict, which is
 //! `nondeterministic` when the *normalised* outputs differ; raw replies that differ only in
 //! what normalisation removes (inventory order, `detail`) are listed under `repeat` in
 //! `report.json` and change no verdict.
@@ -30,8 +33,9 @@ use crate::case::CaseId;
 use crate::error::{Error, ExitCode};
 use crate::judge::expected::{draft_expected, ExpectedEntry};
 use crate::judge::{
-    self, judge_trial, stderr_text, CaseInfo, Evidence, FaultDetails, HelloFacts, Outcome,
-    PortInfo, PortStatus, RawDifference, RepeatInfo, Results, Status, TrialInput, Verdict,
+    self, judge_trial, stderr_text, CaseInfo, EntryOrder, Evidence, FaultDetails, HelloFacts,
+    Outcome, PassSandboxes, PortInfo, PortStatus, RawDifference, RepeatInfo, Results, Status,
+    TrialInput, Verdict,
 };
 use crate::normalize::compared_form;
 use crate::observe::{
@@ -194,7 +198,8 @@ fn list_trials(plan: &Plan) {
     let _listed = libtest_mimic::run(&plan.libtest, trials);
 }
 
-/// Prints the shuffle seed on stderr when the case order is shuffled, so a run can be replayed.
+/// Prints the shuffle seed on stderr when the case order is shuffled, so a run can be replayed,
+/// and, with `--repeat`, where each pass makes its sandboxes.
 fn announce_seed(repeat: &Repeat) {
     if repeat.passes > 1 || repeat.shuffle {
         let (passes, seed) = (repeat.passes, repeat.seed);
@@ -202,6 +207,33 @@ fn announce_seed(repeat: &Repeat) {
         eprintln!(
             "skill-conform: case order shuffled with seed {seed} (replay: --repeat {passes}{shuffle} --seed {seed})"
         );
+    }
+    if repeat.passes > 1 {
+        let passes: Vec<String> = repeat
+            .placements
+            .iter()
+            .enumerate()
+            .map(|(pass, placement)| {
+                let shown = pass_sandboxes(placement);
+                let entries = match shown.entries {
+                    EntryOrder::Sorted => "entries sorted",
+                    EntryOrder::Shuffled => "entries shuffled",
+                };
+                format!("pass {} in {} ({entries})", pass + 1, shown.base)
+            })
+            .collect();
+        eprintln!("skill-conform: sandboxes: {}", passes.join(", "));
+    }
+}
+
+/// How a pass's placement is reported.
+fn pass_sandboxes(placement: &crate::sandbox::Placement) -> PassSandboxes {
+    PassSandboxes {
+        base: placement.base().display().to_string(),
+        entries: match placement.shuffle {
+            None => EntryOrder::Sorted,
+            Some(_) => EntryOrder::Shuffled,
+        },
     }
 }
 
@@ -325,7 +357,7 @@ fn observe_port(
         let sandboxes = build_sandboxes(
             owned.iter().map(|c| c.spec.clone()).collect(),
             run_order(&share.passes),
-            plan.observe.keep_sandbox,
+            (plan.observe.keep_sandbox, plan.repeat.placements.clone()),
         );
         let started = starter.join().expect("starting a port does not panic");
         let (observation, closing) =
@@ -378,6 +410,7 @@ fn judge_all(plan: &Plan, observed: &Observations) -> Results {
             passes: plan.repeat.passes,
             seed: plan.repeat.seed,
             raw_differences,
+            sandboxes: plan.repeat.placements.iter().map(pass_sandboxes).collect(),
         });
     }
     results
