@@ -82,7 +82,8 @@ pub struct RunArgs {
     /// checkout). Repeatable; default: `reference` and every port in adapters/ports.toml.
     #[arg(long = "port", value_name = "NAME[@VERSION|=PATH]", value_parser = crate::port::PortRequest::parse_port)]
     pub ports: Vec<crate::port::PortRequest>,
-    /// Run any protocol-speaking program as port NAME (split on whitespace).
+    /// Run any protocol-speaking program as port NAME (split into words as a POSIX shell
+    /// would: quotes keep an argument with spaces whole).
     #[arg(long = "adapter", value_name = "NAME=COMMAND", value_parser = crate::port::PortRequest::parse_adapter)]
     pub adapters: Vec<crate::port::PortRequest>,
     /// Only the cases whose id matches GLOB (`*` within a segment, `**` across). Repeatable.
@@ -180,7 +181,8 @@ pub struct CorpusArgs {
     /// default: every port in adapters/ports.toml.
     #[arg(long = "port", value_name = "NAME[@VERSION|=PATH]", value_parser = crate::port::PortRequest::parse_port)]
     pub ports: Vec<crate::port::PortRequest>,
-    /// Run any protocol-speaking program as port NAME (split on whitespace).
+    /// Run any protocol-speaking program as port NAME (split into words as a POSIX shell
+    /// would: quotes keep an argument with spaces whole).
     #[arg(long = "adapter", value_name = "NAME=COMMAND", value_parser = crate::port::PortRequest::parse_adapter)]
     pub adapters: Vec<crate::port::PortRequest>,
     /// `agentskills`: run the Agent Skills implementations over folders of skill directories

@@ -38,6 +38,7 @@
 //! | [`sandbox`]   | each case's fixture copy (links, renames, unreadable files)           |
 //! | [`session`]   | one adapter process: protocol, timeouts, faults, process group        |
 //! | [`port_columns`] | one column per port as given (`python@0.18.1` beside `python`)    |
+//! | [`reproduce`] | each trial's reproduce line: the port as given, TMPDIR, repo, repeat/seed |
 //! | `setup_memory`| a failed set-up remembered per port until its version or probes change |
 //! | `origin`      | where a port's library came from: registry pin, `@VERSION`, checkout  |
 //! | `progress`    | per-port status lines on stderr and the terse closing summary         |
@@ -88,6 +89,7 @@ mod progress;
 mod reference;
 mod repo_root;
 pub mod report;
+pub mod reproduce;
 pub mod run;
 pub mod rundiff;
 pub mod sandbox;

@@ -20,6 +20,7 @@ use crate::judge::ExpectationProblem;
 use crate::observe::{ObserveOptions, PlannedCase};
 use crate::port::{self, PortRequest, PortSpec, REFERENCE};
 use crate::reference::run_case;
+use crate::reproduce::Reproducer;
 use crate::run::{pass_orders, Require, RunOptions};
 use crate::sandbox::Sandbox;
 
@@ -84,6 +85,8 @@ pub struct Plan {
     pub observe: ObserveOptions,
     pub repeat: Repeat,
     pub reports: ReportTargets,
+    /// Each trial's reproduce line.
+    pub reproduce: Reproducer,
 }
 
 impl Plan {
@@ -114,7 +117,14 @@ impl Plan {
         if !libtest.list {
             crate::output_dir::check_writable(&report_dir, "--report-dir")?;
         }
+        let reproduce = Reproducer::new(
+            ports.iter().map(|p| (p.column.clone(), p.request.clone())),
+            std::env::var_os("TMPDIR"),
+            (&repo, std::env::current_dir().ok().as_deref()),
+            (passes, seed),
+        );
         Ok(Plan {
+            reproduce,
             specs,
             ports,
             expectation_errors,

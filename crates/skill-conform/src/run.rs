@@ -45,6 +45,7 @@ use crate::observe::{
 use crate::plan::{plan_loads, Plan, PortPlan, Repeat};
 use crate::port::{self, PortRequest, REFERENCE};
 use crate::report::{self, Redactor};
+use crate::reproduce::Reproducer;
 use crate::session::Timeouts;
 
 /// One port's observation with the global indices of the cases it ran, and its closing session.
@@ -364,7 +365,12 @@ fn observe_port(
             run_started_with(started, &owned, &share.passes, &plan.observe, sandboxes);
         let judged: Vec<&PlannedCase> = owned.iter().collect();
         crate::partial::update(|partial| {
-            judge_port(partial, &observation, &judged, &port.expected);
+            judge_port(
+                partial,
+                &observation,
+                &judged,
+                (&port.expected, &plan.reproduce),
+            );
         });
         if observation.trouble.is_none() {
             crate::progress::ran(&observation.name, owned.len(), began.elapsed());
@@ -392,7 +398,12 @@ fn judge_all(plan: &Plan, observed: &Observations) -> Results {
             .iter()
             .find(|port| port.column == observation.name)
             .map_or(&[][..], |port| port.expected.as_slice());
-        let differences = judge_port(&mut results, observation, &chosen, expected);
+        let differences = judge_port(
+            &mut results,
+            observation,
+            &chosen,
+            (expected, &plan.reproduce),
+        );
         let request = plan
             .ports
             .iter()
@@ -512,10 +523,16 @@ fn judge_port(
     results: &mut Results,
     observation: &PortObservation,
     chosen: &[&PlannedCase],
-    expected: &[ExpectedEntry],
+    (expected, reproduce): (&[ExpectedEntry], &Reproducer),
 ) -> BTreeMap<CaseId, RawDifference> {
     let mut raw_differences = BTreeMap::new();
     let name = observation.name.as_str();
+    // Every verdict's reproduce line names the port as given, with what else decided it.
+    let insert = |results: &mut Results, id: &CaseId, mut verdict: Verdict| {
+        let repeated = verdict.status == Status::Nondeterministic;
+        verdict.evidence.repro = reproduce.trial(name, id, repeated);
+        results.insert(name, id.clone(), verdict);
+    };
     let mut info = PortInfo::available(name);
     if let Some(hello) = &observation.hello {
         info.hello = HelloFacts::of(hello);
@@ -528,7 +545,7 @@ fn judge_port(
             };
             for case in chosen {
                 let verdict = Verdict::unavailable(name, &case.spec.id, reason.clone());
-                results.insert(name, case.spec.id.clone(), verdict);
+                insert(results, &case.spec.id, verdict);
             }
         }
         Some(PortTrouble::Broken {
@@ -544,7 +561,7 @@ fn judge_port(
                 stderr_tail: evidence
                     .as_deref()
                     .and_then(|e| stderr_text(&e.stderr_tail)),
-                repro: format!("skill-conform run --port {name}"),
+                repro: reproduce.port(name),
                 ..Evidence::default()
             };
             info.status = PortStatus::Broken {
@@ -553,7 +570,7 @@ fn judge_port(
             for case in chosen {
                 let mut verdict = Verdict::broken(name, &case.spec.id, fault.clone());
                 verdict.evidence.reason = Some(what.clone());
-                results.insert(name, case.spec.id.clone(), verdict);
+                insert(results, &case.spec.id, verdict);
             }
         }
         None => {
@@ -565,13 +582,13 @@ fn judge_port(
                 if let Some(difference) = difference {
                     raw_differences.insert(id.clone(), difference);
                 }
-                results.insert(name, id.clone(), verdict);
+                insert(results, id, verdict);
             }
             if let Some(why) = given_up(observation) {
                 info.status = PortStatus::Broken {
                     evidence: Box::new(Evidence {
                         reason: Some(why.to_owned()),
-                        repro: format!("skill-conform run --port {name}"),
+                        repro: reproduce.port(name),
                         ..Evidence::default()
                     }),
                 };
@@ -637,13 +654,8 @@ fn judge_case(
             observed => judge_observed(name, case, observed, expected, observation),
         })
         .collect();
-    let mut verdict = judge::judge_repeats(verdicts).expect("one run at least");
+    let verdict = judge::judge_repeats(verdicts).expect("one run at least");
     if verdict.status == Status::Nondeterministic {
-        verdict.evidence.repro = format!(
-            "skill-conform run --port {name} --repeat {} -- --exact {}",
-            runs.len(),
-            trial_name(name, id)
-        );
         return Some((verdict, None));
     }
     let replies: Option<Vec<(&serde_json::Value, &[String])>> = runs

@@ -120,9 +120,14 @@ fn an_adapter_that_changes_between_runs_is_nondeterministic() {
         .all(|(_, s)| s == "pass"));
     let trial = &report["trials"]["nd"]["frontmatter/plain"];
     assert_eq!(trial["evidence"]["mismatches"][0]["pointer"], "/prompt");
+    // The reproduce line names the adapter as given, the repository (not the current
+    // directory) and the repetition that showed the status (the report says `[REPO]`).
     assert_eq!(
         trial["evidence"]["repro"],
-        "skill-conform run --port nd --repeat 2 -- --exact nd::frontmatter/plain"
+        format!(
+            "skill-conform run --adapter '{}' --repo [REPO] --repeat 2 --seed 7 -- --exact nd::frontmatter/plain",
+            adapter.replace(&repo().canonicalize().unwrap().display().to_string(), "[REPO]")
+        )
     );
     assert_eq!(report["repeat"]["passes"], 2);
     assert_eq!(report["repeat"]["seed"], 7);

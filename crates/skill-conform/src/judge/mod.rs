@@ -90,7 +90,11 @@ pub fn fingerprint(canonical: &str) -> String {
     format!("{hash:016x}")
 }
 
-/// The one command that reruns a trial: `skill-conform run --port PORT -- --exact PORT::CASE`.
+/// The command that reruns a trial of a port named plainly:
+/// `skill-conform run --port PORT -- --exact PORT::CASE`. `run` replaces it in every verdict
+/// with the full line ([`crate::reproduce::Reproducer`]), which names the port as it was given
+/// (`NAME@VERSION`, `NAME=PATH`, `--adapter`) with `TMPDIR`, `--repo` and `--repeat`/`--seed`
+/// where they decided the outcome.
 pub fn repro_command(port: &str, case: &CaseId) -> String {
     format!("skill-conform run --port {port} -- --exact {port}::{case}")
 }
