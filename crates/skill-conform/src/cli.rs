@@ -46,8 +46,9 @@ pub enum Command {
     Corpus(CorpusArgs),
     /// Write a seeded, generated skills tree (the benchmarks' input) into an empty DIR.
     GenCorpus(GenCorpusArgs),
-    /// List every port with its status and reason (probes and sets up; starts no adapter).
-    Ports(FoundRepoArgs),
+    /// List every port: ready, toolchain present but not set up, or unavailable (with the
+    /// reason). Runs only the probes and writes nothing; `--setup` runs the set-up.
+    Ports(PortsArgs),
     /// Merge the report.json of several runs (one per CI job) into one Markdown matrix.
     MergeReports {
         /// report.json files.
@@ -145,6 +146,16 @@ pub struct RunArgs {
     /// libtest arguments: FILTER, --exact, --skip, --list, --format, …
     #[arg(last = true, value_name = "LIBTEST ARGS")]
     pub libtest: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct PortsArgs {
+    /// Set these ports up first (every port when no NAME is given), trying a remembered
+    /// failure again.
+    #[arg(long, value_name = "NAME", num_args = 0..)]
+    pub setup: Option<Vec<String>>,
+    #[command(flatten)]
+    pub repo: FoundRepoArgs,
 }
 
 #[derive(Debug, Args)]
@@ -332,10 +343,11 @@ pub fn main() -> std::process::ExitCode {
         Command::Run(args) => cmd_run(args),
         Command::Corpus(args) => cmd_corpus(args),
         Command::GenCorpus(args) => cmd_gen_corpus(args),
-        Command::Ports(args) => crate::run::ports(&args.locate()).map(|text| {
-            print!("{text}");
-            ExitCode::Ok
-        }),
+        Command::Ports(args) => crate::readiness::ports(&args.repo.locate(), args.setup.as_deref())
+            .map(|text| {
+                print!("{text}");
+                ExitCode::Ok
+            }),
         Command::MergeReports { reports } => {
             crate::report::merge::merge_reports(&reports).map(|text| {
                 print!("{text}");

@@ -465,10 +465,7 @@ fn probe_and_set_up(
         let timeout = bounded::effective(SETUP_TIMEOUT);
         run_setup(name, &argv, &confined, (&dir, home), &env, spec, timeout)
     };
-    // The set-up command is part of the key: a changed ports.toml entry runs set-up again.
-    let key = |asked: &String, probes: &str| {
-        setup_memory::SetupKey::new(&format!("{asked}\n{}", spec.setup.join(" ")), probes)
-    };
+    let key = |asked: &String, probes: &str| setup_key(spec, asked, probes);
     let remember = |asked: &String, probes: &str, outcome: &Result<String, String>| {
         setup_memory::record(repo, name, &key(asked, probes), outcome);
     };
@@ -495,8 +492,14 @@ fn probe_and_set_up(
     })
 }
 
+/// What a remembered set-up outcome of `spec` holds for: the version asked for, the set-up
+/// command (a changed `ports.toml` entry runs set-up again) and the probes' output.
+pub(crate) fn setup_key(spec: &PortSpec, asked: &str, probes: &str) -> setup_memory::SetupKey {
+    setup_memory::SetupKey::new(&format!("{asked}\n{}", spec.setup.join(" ")), probes)
+}
+
 /// Runs every toolchain probe in order; their output together, or the first failure.
-fn probe_all(spec: &PortSpec) -> Result<String, String> {
+pub(crate) fn probe_all(spec: &PortSpec) -> Result<String, String> {
     let probe_timeout = bounded::effective(PROBE_TIMEOUT);
     let mut output = String::new();
     for probe in &spec.probe {
