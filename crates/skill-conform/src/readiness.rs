@@ -140,7 +140,8 @@ fn set_up(repo: &Path, specs: &BTreeMap<String, PortSpec>, names: &[String]) -> 
     for request in &requests {
         if request.name() == REFERENCE {
             return Err(Error::Usage(
-                "--setup names `reference`, which is built in and needs no set-up".to_owned(),
+                "--setup names `reference`, which is built in and needs no set-up (hint: leave it out)"
+                    .to_owned(),
             ));
         }
         port::check_known(request, specs)?;
