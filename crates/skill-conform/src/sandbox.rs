@@ -8,8 +8,7 @@
 //!    ([`sandbox_bases`]): `$TMPDIR` when it is set, else the memory-backed `/dev/shm`; then
 //!    `/tmp`. If none qualifies, [`SandboxError::NoPlainTempDir`]. (`run --repeat N` places
 //!    later passes elsewhere: [`Placement`].)
-//! 2. Copies the case directory except its `case.toml`, byte for byte, creating each
-//!    directory's entries in sorted order (or, for [`Placement::shuffle`], shuffled). A symlink
+//! 2. Copies the case directory except its `case.toml`, byte for byte, in sorted order. A symlink
 //!    or special file committed in the fixture tree is refused: links are made only by `links`.
 //! 3. Checks the copy: every directory lists exactly the names of its original. A
 //!    case-insensitive or normalising filesystem (which merges `B`/`b`, `ß`/`ss`, NFC/NFD) makes
@@ -17,7 +16,9 @@
 //! 4. Applies `renames`, deepest path first, so nested renames name their original paths.
 //! 5. Applies `links` (missing parents created as directories; the target text is written as
 //!    is), then checks every link's target in the final tree: it must resolve inside the
-//!    sandbox, or be one of [`LINK_TARGETS_OUTSIDE_THE_CASE`] exactly.
+//!    sandbox, or be one of [`LINK_TARGETS_OUTSIDE_THE_CASE`] exactly. With
+//!    [`Placement::shuffle`], every directory's entries are then added again in a seeded
+//!    shuffled order (a filesystem that lists by creation lists them so).
 //! 6. Hands out the roots as `SANDBOX/<entry>`: the sandbox path is canonical, the entry is not
 //!    resolved, and a root that does not exist is handed out all the same.
 //! 7. Checks `unreadable`: each path must resolve to a regular file in the sandbox or to an
@@ -154,21 +155,14 @@ impl Sandbox {
         let (dir, path) = plain_tempdir_in(PREFIX, &placement.bases)?;
         let registration = crate::interrupt::register_dir(&path);
         let mut vacuous = None;
-        let mut creation = CreationOrder {
-            shuffle: placement
-                .shuffle
-                .map(|(seed, pass)| entry_rng(seed, pass, &case.id)),
-        };
-        copy_dir(
-            &case.dir,
-            &path,
-            Path::new(""),
-            (&mut vacuous, &mut creation),
-        )
-        .map_err(|e| e.in_case(case))?;
+        copy_dir(&case.dir, &path, Path::new(""), &mut vacuous).map_err(|e| e.in_case(case))?;
         apply_renames(case, &path)?;
         apply_links(case, &path)?;
         check_link_targets(case, &path)?;
+        if let Some((seed, pass)) = placement.shuffle {
+            let mut rng = entry_rng(seed, pass, &case.id);
+            readd_shuffled(&path, &mut rng).map_err(io_error("reordering", &path))?;
+        }
 
         let base = path
             .to_str()
@@ -224,15 +218,15 @@ impl Sandbox {
 /// entries. A filesystem lists a directory in its own order: ext4 by a hash of the names,
 /// tmpfs by creation. A port that lists entries as the filesystem returns them and never sorts
 /// gives output that follows that order; `run --repeat N` builds the passes after the first
-/// with their entries created in a seeded shuffled order, and alternates memory and disk where
+/// with their entries added in a seeded shuffled order, and alternates memory and disk where
 /// both are usable ([`placements`]), so such a port shows up `nondeterministic`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Placement {
     /// The bases tried, best first.
     pub bases: Vec<PathBuf>,
-    /// `None`: entries created in sorted order; `Some((seed, pass))`: in an order shuffled by
-    /// ChaCha8 seeded from the run's seed, the pass and the case id (so rerunning one case with
-    /// the same `--seed` builds the same sandbox).
+    /// `None`: entries created in sorted order; `Some((seed, pass))`: every entry added again
+    /// in an order shuffled by ChaCha8 seeded from the run's seed, the pass and the case id (so
+    /// rerunning one case with the same `--seed` builds the same sandbox).
     pub shuffle: Option<(u64, u32)>,
 }
 
@@ -255,9 +249,9 @@ impl Placement {
 }
 
 /// The placement of each of `passes` passes: pass 1 as a single run places it
-/// ([`Placement::default`]); every later pass with shuffled entry creation and, when `TMPDIR`
-/// is not set and both `/dev/shm` and `/tmp` are usable directories on different filesystems,
-/// on the other one of the two in turn (`/dev/shm`, `/tmp`, `/dev/shm`, …). A `TMPDIR` the
+/// ([`Placement::default`]); every later pass with its entries added in shuffled order and,
+/// when `TMPDIR` is not set and both `/dev/shm` and `/tmp` are usable directories on different
+/// filesystems, on the other one of the two in turn (`/dev/shm`, `/tmp`, `/dev/shm`, …). A `TMPDIR` the
 /// user set is the one base of every pass: it was chosen on purpose.
 pub fn placements(passes: u32, seed: u64) -> Vec<Placement> {
     let tmpdir = std::env::var_os("TMPDIR").filter(|dir| !dir.is_empty());
@@ -315,20 +309,34 @@ fn entry_rng(seed: u64, pass: u32, case: &CaseId) -> rand_chacha::ChaCha8Rng {
     rand_chacha::ChaCha8Rng::from_seed(hash.finalize().into())
 }
 
-/// The order in which [`copy_dir`] creates a directory's entries: sorted, or shuffled.
-struct CreationOrder {
-    shuffle: Option<rand_chacha::ChaCha8Rng>,
-}
-
-impl CreationOrder {
-    /// `names` (sorted) in the order to create them.
-    fn of(&mut self, names: &[OsString]) -> Vec<OsString> {
-        let mut order = names.to_vec();
-        if let Some(rng) = &mut self.shuffle {
-            rand::seq::SliceRandom::shuffle(order.as_mut_slice(), rng);
-        }
-        order
+/// Adds every entry of every directory below `dir` (links and renamed entries too) back to
+/// its directory in an order drawn from `rng`: each is renamed to a temporary name and back,
+/// which makes it the directory's newest entry. A filesystem that lists by creation (tmpfs)
+/// then lists the entries in that order; one that lists by a hash of the names (ext4) is
+/// unchanged. Symlinks are moved, never followed.
+fn readd_shuffled(dir: &Path, rng: &mut rand_chacha::ChaCha8Rng) -> io::Result<()> {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        names.push(entry?.file_name());
     }
+    names.sort();
+    rand::seq::SliceRandom::shuffle(names.as_mut_slice(), rng);
+    let parked = dir.join(".skill-conform-reordering");
+    for name in &names {
+        let path = dir.join(name);
+        if std::fs::symlink_metadata(&parked).is_ok() {
+            break; // the fixture holds the temporary name: leave the order as it is
+        }
+        std::fs::rename(&path, &parked)?;
+        std::fs::rename(&parked, &path)?;
+    }
+    for name in &names {
+        let path = dir.join(name);
+        if std::fs::symlink_metadata(&path)?.is_dir() {
+            readd_shuffled(&path, rng)?;
+        }
+    }
+    Ok(())
 }
 
 /// Where sandboxes are made, best first: `$TMPDIR` when it is set (the user's choice), else
@@ -439,21 +447,20 @@ impl CopyError {
     }
 }
 
-/// Copies the directory `from` into the existing directory `to`, creating its entries in the
-/// `creation` order; `rel` is `from` relative to the case directory (empty at the top, where
-/// `case.toml` is left out). The first sign that the filesystem merged or renamed an entry
-/// goes into `vacuous`.
+/// Copies the directory `from` into the existing directory `to`; `rel` is `from` relative to the
+/// case directory (empty at the top, where `case.toml` is left out). The first sign that the
+/// filesystem merged or renamed an entry goes into `vacuous`.
 fn copy_dir(
     from: &Path,
     to: &Path,
     rel: &Path,
-    (vacuous, creation): (&mut Option<String>, &mut CreationOrder),
+    vacuous: &mut Option<String>,
 ) -> Result<(), CopyError> {
     let mut names = sorted_names(from)?;
     if rel.as_os_str().is_empty() {
         names.retain(|name| name != MANIFEST);
     }
-    for name in &creation.of(&names) {
+    for name in &names {
         let source = from.join(name);
         let target = to.join(name);
         let rel_name = rel.join(name);
@@ -474,7 +481,7 @@ fn copy_dir(
             }));
         } else if kind.is_dir() {
             std::fs::create_dir(&target).map_err(io_error("creating", &target))?;
-            copy_dir(&source, &target, &rel_name, (vacuous, creation))?;
+            copy_dir(&source, &target, &rel_name, vacuous)?;
         } else if kind.is_file() {
             std::fs::copy(&source, &target).map_err(io_error("copying", &source))?;
         } else {
