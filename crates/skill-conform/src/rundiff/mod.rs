@@ -112,7 +112,11 @@ impl RunDiff {
 /// `skill-conform-report-<port>/report.json`), read as one run.
 fn report_paths(path: &Path) -> Vec<PathBuf> {
     if !path.is_dir() {
-        return if path.exists() { vec![path.to_owned()] } else { Vec::new() };
+        return if path.exists() {
+            vec![path.to_owned()]
+        } else {
+            Vec::new()
+        };
     }
     if path.join("report.json").is_file() {
         return vec![path.join("report.json")];
@@ -131,9 +135,9 @@ fn report_paths(path: &Path) -> Vec<PathBuf> {
 /// The run at `path` ([`report_paths`]), several jobs' reports combined into one; `None` when
 /// there is no report there.
 fn read_run(path: &Path) -> Result<Option<Report>, Error> {
-    let mut reports = report_paths(path).into_iter().map(|file| {
-        format::read(&file).map(|report| (file, report))
-    });
+    let mut reports = report_paths(path)
+        .into_iter()
+        .map(|file| format::read(&file).map(|report| (file, report)));
     let Some(first) = reports.next() else {
         return Ok(None);
     };

@@ -254,7 +254,11 @@ fn job_folders(dir: &Path, reports: &[(&str, Report)]) {
     for (port, report) in reports {
         let job = dir.join(format!("skill-conform-report-{port}"));
         std::fs::create_dir_all(&job).unwrap();
-        std::fs::write(job.join("report.json"), serde_json::to_string(report).unwrap()).unwrap();
+        std::fs::write(
+            job.join("report.json"),
+            serde_json::to_string(report).unwrap(),
+        )
+        .unwrap();
     }
 }
 
@@ -297,7 +301,10 @@ fn folders_of_job_reports_are_compared_as_one_run_each() {
     // One port in two jobs' reports is refused, naming the second file.
     job_folders(&new, &[("python-again", report_of("python", "1", &[]))]);
     let error = diff_paths(&base, &new).unwrap_err().to_string();
-    assert!(error.contains("skill-conform-report-python-again/report.json"), "{error}");
+    assert!(
+        error.contains("skill-conform-report-python-again/report.json"),
+        "{error}"
+    );
     // A folder with no report in it is no base.
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
