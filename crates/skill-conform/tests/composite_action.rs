@@ -14,6 +14,9 @@ use std::process::Command;
 
 use serde::Deserialize;
 
+mod common;
+use common::{copy_tree, pinned_case_count, repo};
+
 #[derive(Deserialize)]
 struct Action {
     inputs: BTreeMap<String, Input>,
@@ -45,10 +48,6 @@ struct Step {
     env: BTreeMap<String, String>,
     #[serde(default)]
     with: BTreeMap<String, String>,
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 fn action_text() -> String {
@@ -223,18 +222,6 @@ impl<'w> Job<'w> {
     }
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from).sort_by_file_name() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 /// A repository for the action to run in: this one's cases and goldens, and a ports.toml whose
 /// ports are the reference served as an adapter under other names.
 fn stand_in_repo(dir: &Path, ports: &[&str], bin: &Path) -> PathBuf {
@@ -305,7 +292,7 @@ fn each_port_job_reports_and_the_merge_job_builds_one_matrix() {
         &["standin-a", "standin-b"]
     };
     let outcome = run_workflow(&action_text(), ports, python);
-    let pinned = pinned_cases();
+    let pinned = pinned_case_count();
     for (port, summary) in ports.iter().zip(&outcome.port_summaries) {
         assert!(
             summary.contains(&format!("**{port}** {pinned}/{pinned}")),
@@ -357,19 +344,4 @@ fn renaming_the_artifact_on_either_side_breaks_the_merge() {
             "renaming the artifact on the {side} side went unnoticed"
         );
     }
-}
-
-/// How many pinned cases the fixtures hold (every port passes them all here).
-fn pinned_cases() -> usize {
-    // The toolnexus profile's cases: conformance-fixtures/agentskills/ is another profile's.
-    let other_profile = repo().join("conformance-fixtures/agentskills");
-    walkdir::WalkDir::new(repo().join("conformance-fixtures"))
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_name() == "case.toml" && !e.path().starts_with(&other_profile))
-        .filter(|e| {
-            let text = std::fs::read_to_string(e.path()).unwrap();
-            text.lines().any(|l| l.replace(' ', "") == "pinned=true")
-        })
-        .count()
 }
