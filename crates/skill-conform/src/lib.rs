@@ -54,7 +54,7 @@
 //! | [`corpus_gen`]| the seeded generated skills tree (benchmarks' input)                  |
 //! | [`rundiff`]   | `skill-conform diff`: per (port, case) transitions between two runs  |
 //! | [`writing_tool`] | `claude plugin validate` observed per case: the writing-tool column |
-//! | `toml_error`  | a TOML error of our three files as line and one-line message          |
+//! | `toml_file`   | the one TOML reader: serde types, errors with file, line and field    |
 //!
 //! The `pub` modules are the surface the CLI, the integration tests and the benches use.
 
@@ -94,5 +94,5 @@ pub mod sandbox;
 pub mod session;
 mod setup_memory;
 pub mod tamper;
-mod toml_error;
+mod toml_file;
 pub mod writing_tool;

@@ -194,7 +194,7 @@ fn a_stale_expectation_fails_the_run_and_is_in_every_report() {
     // The terminal shows the real path (to paste); the shared files say [REPO].
     let repo = std::fs::canonicalize(tmp.path()).unwrap();
     let message =
-        "/adapters/reference/expected.toml`: entry 1, field `cases`: `gone/*` matches no case";
+        "/adapters/reference/expected.toml`: line 2: entry 1, field `cases`: `gone/*` matches no case";
     assert!(
         stdout.contains(&format!(
             "expectation errors, failing (1)\n\nreference: error in `{}{message}",

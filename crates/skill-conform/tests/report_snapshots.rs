@@ -269,6 +269,7 @@ fn stale_entry(port: &str) -> ExpectationProblem {
         port: port.to_owned(),
         message: ExpectationError::NoMatch {
             path: format!("{REPO_DIR}/adapters/{port}/expected.toml").into(),
+            line: 9,
             entry: 2,
             glob: "hazards/gone-*".into(),
         }
@@ -490,7 +491,7 @@ fn report_json_is_canonical_and_redacted() {
     assert!(value["expectationErrors"][0]["message"]
         .as_str()
         .unwrap()
-        .starts_with("error in `[REPO]/adapters/js/expected.toml`: entry 2"));
+        .starts_with("error in `[REPO]/adapters/js/expected.toml`: line 9: entry 2"));
     // The whole file is long; snapshot its port table and one trial.
     insta::assert_snapshot!(to_canonical_string(&json!({
         "ports": value["ports"],

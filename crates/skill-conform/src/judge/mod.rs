@@ -535,6 +535,7 @@ mod tests {
             port: "python".into(),
             message: ExpectationError::NoMatch {
                 path: "adapters/python/expected.toml".into(),
+                line: 2,
                 entry: 1,
                 glob: "gone/*".into(),
             }
