@@ -35,7 +35,7 @@
 //! | [`port`]      | `adapters/ports.toml`, port requests as given, resolving and set-up   |
 //! | `bounded`     | probes and set-up in their own process group under a named timeout    |
 //! | [`confine`]   | adapters started in their own directory, write-restricted (Landlock)  |
-//! | [`sandbox`]   | each case's fixture copy (links, renames, unreadable files)           |
+//! | [`sandbox`]   | each case's fixture copy (links, renames, unreadable files); `check`: its faults without a copy |
 //! | [`session`]   | one adapter process: protocol, timeouts, faults, process group        |
 //! | [`port_columns`] | one column per port as given (`python@0.18.1` beside `python`)    |
 //! | `setup_memory`| a failed set-up remembered per port until its version or probes change |
