@@ -475,32 +475,59 @@ fn check_parents(
     Ok(())
 }
 
-fn apply_renames(case: &CaseSpec, sandbox: &Path) -> Result<(), SandboxError> {
+/// The case's renames, deepest first, so `a/dot-git/b/dot-git` is renamed before `a/dot-git`
+/// moves.
+fn renames_deepest_first(case: &CaseSpec) -> Vec<(&String, &String)> {
     let mut renames: Vec<(&String, &String)> = case.renames.iter().collect();
-    // Deepest first, so `a/dot-git/b/dot-git` is renamed before `a/dot-git` moves.
     renames.sort_by(|(a, _), (b, _)| {
         b.matches('/')
             .count()
             .cmp(&a.matches('/').count())
             .then(a.cmp(b))
     });
-    for (from, new_name) in renames {
-        check_parents(case, sandbox, from, false)?;
-        let source = sandbox.join(from);
-        if std::fs::symlink_metadata(&source).is_err() {
-            return Err(case_error(
+    renames
+}
+
+/// A `renames` or `links` entry the case's own tree does not allow (one wording for the sandbox
+/// and [`Sandbox::check`]).
+enum Unapplicable<'a> {
+    RenameSourceMissing { from: &'a str },
+    RenameTargetExists { from: &'a str, new_name: &'a str },
+    LinkPathExists { link: &'a str },
+}
+
+impl Unapplicable<'_> {
+    fn in_case(self, case: &CaseSpec) -> SandboxError {
+        match self {
+            Unapplicable::RenameSourceMissing { from } => case_error(
                 case,
                 format!("rename source `{from}` does not exist"),
                 "`renames` names paths as committed, relative to the case directory",
-            ));
-        }
-        let target = source.with_file_name(new_name);
-        if std::fs::symlink_metadata(&target).is_ok() {
-            return Err(case_error(
+            ),
+            Unapplicable::RenameTargetExists { from, new_name } => case_error(
                 case,
                 format!("renaming `{from}` to `{new_name}`: the target already exists"),
                 "remove the existing entry from the fixture, or rename to another name",
-            ));
+            ),
+            Unapplicable::LinkPathExists { link } => case_error(
+                case,
+                format!("link path `{link}` already exists"),
+                "`links` creates new entries; remove the committed one or pick another path",
+            ),
+        }
+    }
+}
+
+fn apply_renames(case: &CaseSpec, sandbox: &Path) -> Result<(), SandboxError> {
+    for (from, new_name) in renames_deepest_first(case) {
+        check_parents(case, sandbox, from, false)?;
+        let source = sandbox.join(from);
+        if std::fs::symlink_metadata(&source).is_err() {
+            return Err(Unapplicable::RenameSourceMissing { from }.in_case(case));
+        }
+        let target = source.with_file_name(new_name);
+        if std::fs::symlink_metadata(&target).is_ok() {
+            return Err(Unapplicable::RenameTargetExists { from, new_name }.in_case(case));
         }
         std::fs::rename(&source, &target).map_err(io_error("renaming", &source))?;
     }
@@ -512,11 +539,7 @@ fn apply_links(case: &CaseSpec, sandbox: &Path) -> Result<(), SandboxError> {
         check_parents(case, sandbox, link, true)?;
         let path = sandbox.join(link);
         if std::fs::symlink_metadata(&path).is_ok() {
-            return Err(case_error(
-                case,
-                format!("link path `{link}` already exists"),
-                "`links` creates new entries; remove the committed one or pick another path",
-            ));
+            return Err(Unapplicable::LinkPathExists { link }.in_case(case));
         }
         std::os::unix::fs::symlink(target, &path).map_err(io_error("creating", &path))?;
     }

@@ -16,8 +16,9 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use super::{
-    case_error, components, io_error, read_one_byte, refused, resolve_by, shown, sorted_names,
-    CopyError, OneByte, Refusal, Resolved, Sandbox, SandboxError, LINK_TARGETS_OUTSIDE_THE_CASE,
+    components, io_error, read_one_byte, refused, renames_deepest_first, resolve_by, shown,
+    sorted_names, CopyError, OneByte, Refusal, Resolved, Sandbox, SandboxError, Unapplicable,
+    LINK_TARGETS_OUTSIDE_THE_CASE,
 };
 use crate::case::{CaseSpec, MANIFEST};
 
@@ -140,31 +141,16 @@ impl Tree {
     }
 
     fn apply_renames(&mut self, case: &CaseSpec) -> Result<(), SandboxError> {
-        let mut renames: Vec<(&String, &String)> = case.renames.iter().collect();
-        renames.sort_by(|(a, _), (b, _)| {
-            b.matches('/')
-                .count()
-                .cmp(&a.matches('/').count())
-                .then(a.cmp(b))
-        });
-        for (from, new_name) in renames {
+        for (from, new_name) in renames_deepest_first(case) {
             self.check_parents(case, from, false)?;
             let source = key_of(from);
             if !self.nodes.contains_key(&source) {
-                return Err(case_error(
-                    case,
-                    format!("rename source `{from}` does not exist"),
-                    "`renames` names paths as committed, relative to the case directory",
-                ));
+                return Err(Unapplicable::RenameSourceMissing { from }.in_case(case));
             }
             let mut target = source.clone();
             *target.last_mut().expect("a plain path has a component") = OsString::from(new_name);
             if self.nodes.contains_key(&target) {
-                return Err(case_error(
-                    case,
-                    format!("renaming `{from}` to `{new_name}`: the target already exists"),
-                    "remove the existing entry from the fixture, or rename to another name",
-                ));
+                return Err(Unapplicable::RenameTargetExists { from, new_name }.in_case(case));
             }
             let moved: Vec<Key> = self
                 .nodes
@@ -192,11 +178,7 @@ impl Tree {
             }
             let key = key_of(link);
             if self.nodes.contains_key(&key) {
-                return Err(case_error(
-                    case,
-                    format!("link path `{link}` already exists"),
-                    "`links` creates new entries; remove the committed one or pick another path",
-                ));
+                return Err(Unapplicable::LinkPathExists { link }.in_case(case));
             }
             self.nodes.insert(key, Node::Link(PathBuf::from(target)));
         }
