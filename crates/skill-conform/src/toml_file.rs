@@ -146,6 +146,10 @@ impl TomlProblem {
                 let rest = self.message.strip_prefix(&said).unwrap_or_default();
                 format!("{line}{said}{within}{rest}")
             }
+            // A key missing at the top has no line of its own.
+            Problem::MissingField { name } if self.path.is_empty() => {
+                format!("missing field `{name}`")
+            }
             Problem::MissingField { name } => format!("{line}missing field `{name}`{within}"),
             Problem::Invalid if !self.path.is_empty() => {
                 format!("{line}field `{}`: {}", self.path_text(), self.message)

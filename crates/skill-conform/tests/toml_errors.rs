@@ -38,6 +38,7 @@ fn rows() -> Vec<(&'static str, String, Vec<&'static str>)> {
         (PORTS, PORT.replace("\"python\"", "3"), vec!["line 2: field `ports.py.language`: invalid type: integer `3`"]),
         (PORTS, PORT.replace("[\"x\"]", "[\"x\", 1]"), vec!["line 3: field `ports.py.run[1]`: invalid type: integer `1`"]),
         (PORTS, PORT.replace("version = \"1\"\n", ""), vec!["line 1: missing field `version` in `ports.py`"]),
+        (PORTS, "[tools]\n".into(), vec!["ports.toml`: missing field `ports` (hint: "]),
         (PORTS, format!("{PORT}[tools.claude-code]\npackage = \"p\"\n"), vec!["line 5: missing field `version` in `tools.claude-code`"]),
         // expected.toml: wrong type, unknown key, missing key, bad glob, bad range, blank, syntax.
         (EXPECTED, entry("cases = 3\nreason = \"r\"\n"), vec!["line 2: entry 1, field `cases`: invalid type: integer `3`, expected a string"]),
