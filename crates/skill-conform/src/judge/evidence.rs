@@ -206,3 +206,50 @@ impl Verdict {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    use super::*;
+
+    /// Every kind as `report.json` has always written it (the flat form's field names): it
+    /// reads as that kind and writes back byte for byte.
+    #[test]
+    fn each_fault_kind_reads_and_writes_the_report_s_fields() {
+        let rows: [Value; 13] = [
+            json!({"kind": "spawn-failed", "osError": "no such file"}),
+            json!({"kind": "write-failed", "osError": "broken pipe"}),
+            json!({"kind": "timeout", "timeoutMs": 1500}),
+            json!({"kind": "exited", "exitStatus": 1}),
+            json!({"kind": "exited", "signal": 9, "line": "x"}),
+            json!({"kind": "not-json", "line": "x", "bytes": 3}),
+            json!({"kind": "wrong-case", "expectedCase": "g/c"}),
+            json!({"kind": "wrong-case", "expectedCase": "g/c", "gotCase": 7}),
+            json!({"kind": "bad-reply", "problem": "no-result-fields", "line": "x"}),
+            json!({"kind": "bad-reply", "problem": {"duplicate-key": {"key": "a"}}, "line": "x"}),
+            json!({"kind": "bad-handshake", "problem": {"problem": "not-json", "line": "x"}}),
+            json!({"kind": "oversize", "bytes": 10, "cap": 5}),
+            json!({"kind": "unsolicited", "line": "x"}),
+        ];
+        for mut row in rows {
+            row["phase"] = json!("run");
+            let read: FaultDetails = serde_json::from_value(row.clone()).unwrap();
+            assert_eq!(json!(read.kind()), row["kind"]);
+            assert_eq!(serde_json::to_value(&read).unwrap(), row);
+        }
+    }
+
+    /// A kind without its own data (here another kind's in its place) does not read: the type
+    /// has no timeout without a deadline. (A stray extra field is ignored, as serde does, so
+    /// older reports stay readable.)
+    #[test]
+    fn a_kind_without_its_own_data_does_not_read() {
+        for row in [
+            json!({"kind": "timeout", "phase": "run", "exitStatus": 1}),
+            json!({"kind": "not-json", "phase": "run", "timeoutMs": 5}),
+        ] {
+            assert!(serde_json::from_value::<FaultDetails>(row).is_err());
+        }
+    }
+}
