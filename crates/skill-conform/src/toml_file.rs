@@ -160,7 +160,7 @@ impl TomlProblem {
 }
 
 /// A field path as TOML would address it.
-pub(crate) fn path_text(path: &[Step]) -> String {
+fn path_text(path: &[Step]) -> String {
     let mut text = String::new();
     for step in path {
         match step {
@@ -184,5 +184,49 @@ impl fmt::Display for TomlProblem {
             self.file.display(),
             self.what()
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use serde::Deserialize;
+    use toml::Spanned;
+
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Entry {
+        #[allow(dead_code)]
+        name: Spanned<String>,
+        #[serde(default)]
+        #[allow(dead_code)]
+        sizes: Vec<u8>,
+    }
+
+    type File = BTreeMap<String, Vec<Entry>>;
+
+    fn problem(text: &str) -> TomlProblem {
+        parse::<File>(Path::new("f.toml"), text).unwrap_err()
+    }
+
+    #[test]
+    fn the_line_comes_from_the_span_and_the_path_from_serde() {
+        let bad = problem("[[e]]\nname = \"a\"\n[[e]]\nname = \"b\"\nsizes = [1, \"x\"]\n");
+        assert_eq!((bad.line, bad.problem.clone()), (Some(5), Problem::Invalid));
+        assert_eq!(bad.path_text(), "e[1].sizes[1]");
+        // Through a Spanned value, its private key is not part of the path.
+        assert_eq!(problem("[[e]]\nname = 3\n").path_text(), "e[0].name");
+        let unknown = problem("[[e]]\nname = \"a\"\nsize = 1\n");
+        assert_eq!(unknown.path_text(), "e[0]", "the path leads to the table");
+        assert_eq!(
+            unknown.to_string(),
+            "error reading `f.toml`: line 3: unknown field `size` in `e[0]`, expected `name` or `sizes`"
+        );
+        let syntax = problem("[[e]\n");
+        assert_eq!((syntax.line, syntax.problem), (Some(1), Problem::Syntax));
+        assert!(!syntax.message.contains('\n'));
     }
 }
