@@ -16,6 +16,9 @@ use std::process::Command;
 
 use serde::Deserialize;
 
+mod common;
+use common::{copy_tree, pinned_case_count, repo};
+
 #[derive(Deserialize)]
 struct Action {
     inputs: BTreeMap<String, Input>,
@@ -47,10 +50,6 @@ struct Step {
     env: BTreeMap<String, String>,
     #[serde(default)]
     with: BTreeMap<String, String>,
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 fn action_text() -> String {
@@ -273,24 +272,8 @@ fn gh_stub(dir: &Path, run_id: Option<&str>) -> PathBuf {
     );
     let gh = gh_dir.join("gh");
     std::fs::write(&gh, script).unwrap();
-    std::os::unix::fs::PermissionsExt::set_mode(
-        &mut std::fs::metadata(&gh).unwrap().permissions(),
-        0o755,
-    );
     std::fs::set_permissions(&gh, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     gh_dir
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from).sort_by_file_name() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 /// A repository for the action to run in: this one's cases and goldens, and a ports.toml whose
@@ -475,7 +458,7 @@ fn each_port_job_reports_and_the_merge_job_builds_one_matrix() {
         &["standin-a", "standin-b"]
     };
     let outcome = run_workflow(&action_text(), ports, python);
-    let pinned = pinned_cases();
+    let pinned = pinned_case_count();
     for (port, summary) in ports.iter().zip(&outcome.port_summaries) {
         assert!(
             summary.contains(&format!("**{port}** {pinned}/{pinned}")),
@@ -527,19 +510,4 @@ fn renaming_the_artifact_on_either_side_breaks_the_merge() {
             "renaming the artifact on the {side} side went unnoticed"
         );
     }
-}
-
-/// How many pinned cases the fixtures hold (every port passes them all here).
-fn pinned_cases() -> usize {
-    // The toolnexus profile's cases: conformance-fixtures/agentskills/ is another profile's.
-    let other_profile = repo().join("conformance-fixtures/agentskills");
-    walkdir::WalkDir::new(repo().join("conformance-fixtures"))
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_name() == "case.toml" && !e.path().starts_with(&other_profile))
-        .filter(|e| {
-            let text = std::fs::read_to_string(e.path()).unwrap();
-            text.lines().any(|l| l.replace(' ', "") == "pinned=true")
-        })
-        .count()
 }
