@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # checkout_version PKGDIR: the version a toolnexus checkout's Go port declares, for hello's
 # "version" (a directory replacement otherwise reports Go's "(devel)"). Sourced by
-# golang/setup.sh; tests/checkout_version.rs runs it on made-up repositories.
+# golang/setup.sh; tests/suite/checkout_version.rs runs it on made-up repositories.
 #
 #   1. the nearest `golang/vX.Y.Z` tag, then `vX.Y.Z`, of PKGDIR's git history (`git describe`,
 #      so a commit past a tag reads `0.16.0-3-gabc1234`, and an edited tree ends in `-dirty`);

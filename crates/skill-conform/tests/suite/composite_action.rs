@@ -16,8 +16,7 @@ use std::process::Command;
 
 use serde::Deserialize;
 
-mod common;
-use common::{copy_tree, pinned_case_count, repo};
+use crate::common::{copy_tree, pinned_case_count, repo};
 
 #[derive(Deserialize)]
 struct Action {

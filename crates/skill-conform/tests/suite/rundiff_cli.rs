@@ -6,8 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-mod common;
-use common::skill_conform;
+use crate::common::skill_conform;
 
 fn run_reference(dir: &Path) {
     let out = skill_conform(&[

@@ -4,8 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-mod common;
-use common::{case_count, copy_tree, pinned_case_count, repo};
+use crate::common::{case_count, copy_tree, pinned_case_count, repo};
 
 /// A copy of the bundle's inputs; CONTRACT.md is the real one when this checkout has it.
 fn inputs(dir: &Path) -> PathBuf {

@@ -10,8 +10,7 @@ use skill_conform::compare::compare;
 use skill_conform::goldens::{self, Layout};
 use skill_conform::mutants::run_mutants;
 
-mod common;
-use common::{copy_tree, repo};
+use crate::common::{copy_tree, repo};
 
 #[test]
 fn goldens_are_fresh() {

@@ -3,11 +3,9 @@
 //! stderr naming the file, the line and the field — never a panic. A proptest feeds mangled
 //! files to the readers directly: one line, never a panic.
 
-mod common;
-
 use std::path::Path;
 
-use common::{copy_from_repo, skill_conform};
+use crate::common::{copy_from_repo, skill_conform};
 use proptest::prelude::*;
 
 /// The file a row breaks, below the temporary repository.

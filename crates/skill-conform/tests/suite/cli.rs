@@ -4,8 +4,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-mod common;
-use common::{case_count, copy_from_repo, skill_conform};
+use crate::common::{case_count, copy_from_repo, skill_conform};
 
 /// Exit 2 and exactly one line on stderr that starts with `error: ` and contains `needle`.
 fn assert_usage_error(out: &Output, needle: &str) {
