@@ -160,10 +160,11 @@ pub struct PortsArgs {
 
 #[derive(Debug, Args)]
 pub struct DiffArgs {
-    /// The base run's report.json or report folder (missing: said, not failed).
+    /// The base run's report.json, its report folder, or a folder of per-job report folders
+    /// (`skill-conform-report-<port>/report.json`, read as one run); missing: said, not failed.
     #[arg(value_name = "BASE")]
     pub base: PathBuf,
-    /// The new run's report.json or report folder.
+    /// The new run's report.json, report folder, or folder of per-job report folders.
     #[arg(value_name = "NEW")]
     pub new: PathBuf,
     /// Also write the diff as Markdown (for a CI job summary) to FILE.

@@ -35,7 +35,7 @@
 //! | [`port`]      | `adapters/ports.toml`, port requests as given, resolving and set-up   |
 //! | `bounded`     | probes and set-up in their own process group under a named timeout    |
 //! | [`confine`]   | adapters started in their own directory, write-restricted (Landlock)  |
-//! | [`sandbox`]   | each case's fixture copy (links, renames, unreadable files)           |
+//! | [`sandbox`]   | each case's fixture copy (links, renames, unreadable files); `check`: its faults without a copy |
 //! | [`session`]   | one adapter process: protocol, timeouts, faults, process group        |
 //! | [`readiness`] | `skill-conform ports`: ready / not set up / unavailable, no side effects |
 //! | [`port_columns`] | one column per port as given (`python@0.18.1` beside `python`)    |
@@ -56,7 +56,7 @@
 //! | [`corpus_gen`]| the seeded generated skills tree (benchmarks' input)                  |
 //! | [`rundiff`]   | `skill-conform diff`: per (port, case) transitions between two runs  |
 //! | [`writing_tool`] | `claude plugin validate` observed per case: the writing-tool column |
-//! | `toml_error`  | a TOML error of our three files as line and one-line message          |
+//! | `toml_file`   | the one TOML reader: serde types, errors with file, line and field    |
 //!
 //! The `pub` modules are the surface the CLI, the integration tests and the benches use.
 
@@ -98,5 +98,5 @@ pub mod sandbox;
 pub mod session;
 mod setup_memory;
 pub mod tamper;
-mod toml_error;
+mod toml_file;
 pub mod writing_tool;

@@ -316,7 +316,7 @@ pub fn run_started_with(
         } => (session, observation),
     };
     let order = run_order(passes);
-    let mut observed_passes: Vec<BTreeMap<CaseId, Observed>> = vec![BTreeMap::new(); passes.len()];
+    let mut observed_passes = Passes::new(&observation.name, passes.len(), order.len());
     std::thread::scope(|scope| {
         let (done_tx, done_rx) = std::sync::mpsc::channel::<Sandbox>();
         scope.spawn(move || done_rx.into_iter().for_each(drop));
@@ -332,22 +332,20 @@ pub fn run_started_with(
         for (&(pass, index), prepared) in order.iter().zip(sandboxes) {
             let case = &cases[index];
             if let Some(why) = budget.exhausted() {
-                not_run(&mut observed_passes[pass], case, why);
+                observed_passes.record(pass, case, Observed::NotRun(why.to_owned()));
                 prepared.map(|(sandbox, _)| reap(sandbox)).ok();
                 continue;
             }
             let (sandbox, digest) = match prepared {
                 Ok(prepared) => prepared,
                 Err(error) => {
-                    observed_passes[pass]
-                        .insert(case.spec.id.clone(), Observed::SandboxFailed(error));
+                    observed_passes.record(pass, case, Observed::SandboxFailed(error));
                     continue;
                 }
             };
             note_sandbox(&mut observation, case, &sandbox, options.keep_sandbox);
             if let Some(why) = sandbox.vacuous() {
-                observed_passes[pass]
-                    .insert(case.spec.id.clone(), Observed::Vacuous(why.to_owned()));
+                observed_passes.record(pass, case, Observed::Vacuous(why.to_owned()));
                 reap(sandbox);
                 continue;
             }
@@ -373,7 +371,7 @@ pub fn run_started_with(
             );
         }
     });
-    let mut observed_passes = observed_passes.into_iter();
+    let mut observed_passes = observed_passes.maps.into_iter();
     observation.observed = observed_passes.next().unwrap_or_default();
     observation.repeats = observed_passes.collect();
     observation.restarts = session.restarts();
@@ -425,9 +423,28 @@ fn sandbox_changes(sandbox: &Sandbox, before: &TreeDigest) -> Vec<String> {
     }
 }
 
-/// Records that `case` was not sent, and why.
-fn not_run(observed: &mut BTreeMap<CaseId, Observed>, case: &PlannedCase, why: &str) {
-    observed.insert(case.spec.id.clone(), Observed::NotRun(why.to_owned()));
+/// What each pass observed so far, by case; recording a case also moves the port's progress
+/// line (`python: 37/144 cases`).
+struct Passes {
+    maps: Vec<BTreeMap<CaseId, Observed>>,
+    progress: crate::progress::CaseProgress,
+    done: usize,
+}
+
+impl Passes {
+    fn new(port: &str, passes: usize, trials: usize) -> Passes {
+        Passes {
+            maps: vec![BTreeMap::new(); passes],
+            progress: crate::progress::CaseProgress::new(port, trials),
+            done: 0,
+        }
+    }
+
+    fn record(&mut self, pass: usize, case: &PlannedCase, observed: Observed) {
+        self.maps[pass].insert(case.spec.id.clone(), observed);
+        self.done += 1;
+        self.progress.update(self.done);
+    }
 }
 
 /// Remembers a case's sandbox directory (for redaction) and, with `keep`, says where it is.
@@ -452,13 +469,13 @@ fn note_sandbox(
 fn next_reply(
     session: &mut Session,
     waiting: &mut VecDeque<Waiting<'_>>,
-    observed_passes: &mut [BTreeMap<CaseId, Observed>],
+    observed_passes: &mut Passes,
     reap: &impl Fn(Sandbox),
     budget: &mut HangBudget,
 ) {
     if let Some(why) = budget.exhausted() {
         let (pass, case, sandbox, _) = waiting.pop_front().expect("a case in flight");
-        not_run(&mut observed_passes[pass], case, why);
+        observed_passes.record(pass, case, Observed::NotRun(why.to_owned()));
         reap(sandbox);
         return;
     }
@@ -470,7 +487,7 @@ fn next_reply(
 fn take_reply(
     session: &mut Session,
     waiting: &mut VecDeque<Waiting<'_>>,
-    observed_passes: &mut [BTreeMap<CaseId, Observed>],
+    observed_passes: &mut Passes,
     reap: &impl Fn(Sandbox),
 ) -> bool {
     let (pass, case, sandbox, before) = waiting.pop_front().expect("a case in flight");
@@ -491,7 +508,7 @@ fn take_reply(
     };
     let timed_out = matches!(&observed, Observed::Fault { evidence, .. }
         if evidence.fault.kind() == crate::session::FaultKind::Timeout);
-    observed_passes[pass].insert(case.spec.id.clone(), observed);
+    observed_passes.record(pass, case, observed);
     reap(sandbox);
     timed_out
 }

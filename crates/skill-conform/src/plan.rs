@@ -342,10 +342,10 @@ pub fn plan_loads(selected: Vec<SelectedCase>) -> Result<Vec<PlannedCase>, Error
     let mut planned = Vec::new();
     for SelectedCase { spec, golden } in selected {
         let tool = spec.compare.contains(&Field::Tool);
-        // Built once here for every case, so that a fixture no sandbox can be built from (a FIFO
-        // in its tree, a `links` path that exists) is exit 2 naming the case before any adapter
-        // is asked, not an `error` on every port.
-        let sandbox = Sandbox::prepare(&spec, false).map_err(|e| case_error(&spec.id, e))?;
+        // Checked here for every case, without a copy, so that a fixture no sandbox can be built
+        // from (a FIFO in its tree, a `links` path that exists) is exit 2 naming the case before
+        // any adapter is asked, not an `error` on every port.
+        Sandbox::check(&spec).map_err(|e| case_error(&spec.id, e))?;
         // The request's names: the case's own list, or the golden's (which lists every load in
         // request order when it compares loads; `goldens --check` keeps it fresh), or else the
         // reference run in a sandbox — the load list depends only on which names it accepts,
@@ -353,9 +353,12 @@ pub fn plan_loads(selected: Vec<SelectedCase>) -> Result<Vec<PlannedCase>, Error
         let load = match (&spec.load, golden_load_names(&golden)) {
             (Some(load), _) => load.clone(),
             (None, Some(load)) => load,
-            (None, None) => run_case(skill_ref::Config::default(), &spec, sandbox.roots()).load,
+            (None, None) => {
+                let sandbox =
+                    Sandbox::prepare(&spec, false).map_err(|e| case_error(&spec.id, e))?;
+                run_case(skill_ref::Config::default(), &spec, sandbox.roots()).load
+            }
         };
-        drop(sandbox);
         planned.push(PlannedCase {
             spec,
             golden,

@@ -18,7 +18,6 @@ use crate::bounded::{self, Failure, PROBE_TIMEOUT, SETUP_TIMEOUT};
 use crate::error::Error;
 use crate::session::AdapterCommand;
 use crate::setup_memory;
-use crate::toml_error::TomlProblem;
 
 /// Adds every `(key, value)` of `env` to an adapter command.
 trait WithEnv {
@@ -89,6 +88,11 @@ pub fn read_profile_ports(
 
 /// Reads every port of `adapters/ports.toml` under `repo`, whatever its profile.
 fn read_all_ports(repo: &Path) -> Result<BTreeMap<String, PortSpec>, Error> {
+    read_ports_file(repo).map(|file| file.ports)
+}
+
+/// Reads `adapters/ports.toml` under `repo`: its ports and its writing tools.
+pub fn read_ports_file(repo: &Path) -> Result<PortsFile, Error> {
     let path = repo.join("adapters/ports.toml");
     let text = std::fs::read_to_string(&path).map_err(|e| {
         Error::Usage(format!(
@@ -96,16 +100,11 @@ fn read_all_ports(repo: &Path) -> Result<BTreeMap<String, PortSpec>, Error> {
             path.display()
         ))
     })?;
-    let file: PortsFile = toml::from_str(&text).map_err(|e| {
-        let problem = TomlProblem::of(&text, &e);
+    crate::toml_file::parse(&path, &text).map_err(|problem| {
         Error::Usage(format!(
-            "error reading `{}`: {}{} (hint: see the schema in adapters/PROTOCOL.md)",
-            path.display(),
-            problem.at_line(),
-            problem.message
+            "{problem} (hint: see the schema in adapters/PROTOCOL.md)"
         ))
-    })?;
-    Ok(file.ports)
+    })
 }
 
 /// What the user asked for one port.

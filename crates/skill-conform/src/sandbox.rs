@@ -31,6 +31,9 @@
 //! `/proc` entry). Every such refusal is a [`SandboxError::Refused`] naming the case and a
 //! [`Refusal`].
 //!
+//! [`Sandbox::check`] (in `sandbox/check.rs`) finds the same refusals and case errors over the
+//! fixture without copying it: planning checks every case that way.
+//!
 //! A broken case (a rename source that is missing, a link path that exists) is a
 //! [`SandboxError::Case`], never a panic. With `keep`, the directory outlives the sandbox value
 //! and [`Sandbox::path`] tells where; otherwise it is deleted on drop, or by
@@ -43,6 +46,8 @@ use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
 use crate::case::{CaseId, CaseSpec, MANIFEST};
+
+mod check;
 
 /// The prefix of every sandbox directory's name.
 pub const PREFIX: &str = "skill-conform-";
@@ -612,32 +617,59 @@ fn check_parents(
     Ok(())
 }
 
-fn apply_renames(case: &CaseSpec, sandbox: &Path) -> Result<(), SandboxError> {
+/// The case's renames, deepest first, so `a/dot-git/b/dot-git` is renamed before `a/dot-git`
+/// moves.
+fn renames_deepest_first(case: &CaseSpec) -> Vec<(&String, &String)> {
     let mut renames: Vec<(&String, &String)> = case.renames.iter().collect();
-    // Deepest first, so `a/dot-git/b/dot-git` is renamed before `a/dot-git` moves.
     renames.sort_by(|(a, _), (b, _)| {
         b.matches('/')
             .count()
             .cmp(&a.matches('/').count())
             .then(a.cmp(b))
     });
-    for (from, new_name) in renames {
-        check_parents(case, sandbox, from, false)?;
-        let source = sandbox.join(from);
-        if std::fs::symlink_metadata(&source).is_err() {
-            return Err(case_error(
+    renames
+}
+
+/// A `renames` or `links` entry the case's own tree does not allow (one wording for the sandbox
+/// and [`Sandbox::check`]).
+enum Unapplicable<'a> {
+    RenameSourceMissing { from: &'a str },
+    RenameTargetExists { from: &'a str, new_name: &'a str },
+    LinkPathExists { link: &'a str },
+}
+
+impl Unapplicable<'_> {
+    fn in_case(self, case: &CaseSpec) -> SandboxError {
+        match self {
+            Unapplicable::RenameSourceMissing { from } => case_error(
                 case,
                 format!("rename source `{from}` does not exist"),
                 "`renames` names paths as committed, relative to the case directory",
-            ));
-        }
-        let target = source.with_file_name(new_name);
-        if std::fs::symlink_metadata(&target).is_ok() {
-            return Err(case_error(
+            ),
+            Unapplicable::RenameTargetExists { from, new_name } => case_error(
                 case,
                 format!("renaming `{from}` to `{new_name}`: the target already exists"),
                 "remove the existing entry from the fixture, or rename to another name",
-            ));
+            ),
+            Unapplicable::LinkPathExists { link } => case_error(
+                case,
+                format!("link path `{link}` already exists"),
+                "`links` creates new entries; remove the committed one or pick another path",
+            ),
+        }
+    }
+}
+
+fn apply_renames(case: &CaseSpec, sandbox: &Path) -> Result<(), SandboxError> {
+    for (from, new_name) in renames_deepest_first(case) {
+        check_parents(case, sandbox, from, false)?;
+        let source = sandbox.join(from);
+        if std::fs::symlink_metadata(&source).is_err() {
+            return Err(Unapplicable::RenameSourceMissing { from }.in_case(case));
+        }
+        let target = source.with_file_name(new_name);
+        if std::fs::symlink_metadata(&target).is_ok() {
+            return Err(Unapplicable::RenameTargetExists { from, new_name }.in_case(case));
         }
         std::fs::rename(&source, &target).map_err(io_error("renaming", &source))?;
     }
@@ -649,11 +681,7 @@ fn apply_links(case: &CaseSpec, sandbox: &Path) -> Result<(), SandboxError> {
         check_parents(case, sandbox, link, true)?;
         let path = sandbox.join(link);
         if std::fs::symlink_metadata(&path).is_ok() {
-            return Err(case_error(
-                case,
-                format!("link path `{link}` already exists"),
-                "`links` creates new entries; remove the committed one or pick another path",
-            ));
+            return Err(Unapplicable::LinkPathExists { link }.in_case(case));
         }
         std::os::unix::fs::symlink(target, &path).map_err(io_error("creating", &path))?;
     }
@@ -667,19 +695,25 @@ fn check_link_targets(case: &CaseSpec, sandbox: &Path) -> Result<(), SandboxErro
         let mut parts = components(link);
         parts.pop();
         let dir: Vec<OsString> = parts.into_iter().map(OsString::from).collect();
-        match resolve(sandbox, dir, Path::new(target), &mut 0) {
-            Ok(_) => {}
-            Err(Escape::Outside) => {
-                let (link, target) = (link.clone(), target.clone());
-                return Err(refused(case, Refusal::TargetOutside { link, target }));
-            }
-            Err(Escape::TooManyLinks) => {
-                let path = link.clone();
-                return Err(refused(case, Refusal::TooManyLinks { path }));
-            }
-        }
+        let resolved = resolve(sandbox, dir, Path::new(target), &mut 0);
+        link_target_refusal(case, link, target, resolved)?;
     }
     Ok(())
+}
+
+/// The refusal of a link whose target resolved as `resolved`, if it escapes.
+fn link_target_refusal(
+    case: &CaseSpec,
+    link: &str,
+    target: &str,
+    resolved: Result<Resolved, Escape>,
+) -> Result<(), SandboxError> {
+    let (link, target) = (link.to_owned(), target.to_owned());
+    match resolved {
+        Ok(_) => Ok(()),
+        Err(Escape::Outside) => Err(refused(case, Refusal::TargetOutside { link, target })),
+        Err(Escape::TooManyLinks) => Err(refused(case, Refusal::TooManyLinks { path: link })),
+    }
 }
 
 /// Where a path in the sandbox leads.
@@ -708,6 +742,19 @@ fn resolve(
     path: &Path,
     hops: &mut u32,
 ) -> Result<Resolved, Escape> {
+    let read_link = |parts: &[OsString]| std::fs::read_link(below(sandbox, parts)).ok();
+    resolve_by(&read_link, dir, path, hops)
+}
+
+/// [`resolve`] with the links read by `read_link` (components below the sandbox to the link's
+/// target text, `None` for anything that is not a link): the real sandbox, or
+/// [`Sandbox::check`]'s tree.
+fn resolve_by(
+    read_link: &dyn Fn(&[OsString]) -> Option<PathBuf>,
+    dir: Vec<OsString>,
+    path: &Path,
+    hops: &mut u32,
+) -> Result<Resolved, Escape> {
     use std::path::Component;
     if path.is_absolute() {
         return LINK_TARGETS_OUTSIDE_THE_CASE
@@ -725,15 +772,16 @@ fn resolve(
                 current.pop().ok_or(Escape::Outside)?;
             }
             Component::Normal(name) => {
-                let Ok(text) = std::fs::read_link(below(sandbox, &current).join(name)) else {
-                    current.push(name.to_owned());
+                current.push(name.to_owned());
+                let Some(text) = read_link(&current) else {
                     continue;
                 };
+                current.pop();
                 *hops += 1;
                 if *hops > MAX_LINK_HOPS {
                     return Err(Escape::TooManyLinks);
                 }
-                match resolve(sandbox, current.clone(), &text, hops)? {
+                match resolve_by(read_link, current.clone(), &text, hops)? {
                     Resolved::Inside(parts) => current = parts,
                     allowed if rest.peek().is_none() => return Ok(allowed),
                     Resolved::Allowed(_) => return Err(Escape::Outside),

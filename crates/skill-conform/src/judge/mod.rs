@@ -145,7 +145,7 @@ pub fn judge_trial(input: TrialInput<'_>) -> Verdict {
             Status::Vacuous
         }
         Outcome::Fault(details) => {
-            let status = Status::of_fault(details.kind, details.phase);
+            let status = Status::of_fault(details.kind(), details.phase);
             evidence.fault = Some(details);
             status
         }
@@ -402,14 +402,26 @@ mod tests {
     fn faults_and_vacuous_cases() {
         let timeout = judge(
             true,
-            Outcome::Fault(FaultDetails::new(FaultKind::Timeout, Phase::Run)),
+            Outcome::Fault(FaultDetails::new(
+                Fault::Timeout {
+                    after: Duration::from_secs(10),
+                },
+                Phase::Run,
+            )),
             &[],
         );
         assert_eq!(timeout.status, Status::Timeout);
-        assert_eq!(timeout.evidence.fault.unwrap().kind, FaultKind::Timeout);
+        assert_eq!(timeout.evidence.fault.unwrap().kind(), FaultKind::Timeout);
         let broken = judge(
             true,
-            Outcome::Fault(FaultDetails::new(FaultKind::Exited, Phase::Handshake)),
+            Outcome::Fault(FaultDetails::new(
+                Fault::Exited {
+                    status: Some(1),
+                    signal: None,
+                    partial: None,
+                },
+                Phase::Handshake,
+            )),
             &[],
         );
         assert_eq!(broken.status, Status::Broken);
@@ -453,13 +465,18 @@ mod tests {
             })),
         };
         let details = FaultDetails::from(&evidence);
-        assert_eq!(details.timeout_ms, Some(10_000));
-        let restart = details.restart_failed.unwrap();
-        assert_eq!(restart.kind, FaultKind::BadHandshake);
+        // The report's form: `kind`, the phase, and exactly the kind's own data.
         assert_eq!(
-            restart.problem,
-            Some(json!({"problem": "wrong-protocol", "expected": 1, "got": 2}))
+            serde_json::to_value(&details).unwrap(),
+            json!({"kind": "timeout", "phase": "run", "timeoutMs": 10_000,
+                   "restartFailed": {"kind": "bad-handshake", "phase": "handshake",
+                       "problem": {"problem": "wrong-protocol", "expected": 1, "got": 2}}})
         );
+        let read: FaultDetails =
+            serde_json::from_value(serde_json::to_value(&details).unwrap()).unwrap();
+        assert_eq!(read, details);
+        let restart = details.restart_failed.unwrap();
+        assert_eq!(restart.kind(), FaultKind::BadHandshake);
         assert_eq!(
             stderr_text(&evidence.stderr_tail).as_deref(),
             Some("slow\n")
@@ -541,6 +558,7 @@ mod tests {
             port: "python".into(),
             message: ExpectationError::NoMatch {
                 path: "adapters/python/expected.toml".into(),
+                line: 2,
                 entry: 1,
                 glob: "gone/*".into(),
             }

@@ -72,7 +72,7 @@ fn difference_text(port: &str, at: &FirstDifference) -> String {
 
 fn state_text(summary: &PortSummary) -> String {
     let fault = |f: &FaultDetails| {
-        let kind = serde_json::to_value(f.kind).ok().map(|v| text_of(&v));
+        let kind = serde_json::to_value(f.kind()).ok().map(|v| text_of(&v));
         let phase = serde_json::to_value(f.phase).ok().map(|v| text_of(&v));
         format!(
             "{} during {}",
