@@ -37,7 +37,9 @@
 //! | [`confine`]   | adapters started in their own directory, write-restricted (Landlock)  |
 //! | [`sandbox`]   | each case's fixture copy (links, renames, unreadable files); `check`: its faults without a copy |
 //! | [`session`]   | one adapter process: protocol, timeouts, faults, process group        |
+//! | [`readiness`] | `skill-conform ports`: ready / not set up / unavailable, no side effects |
 //! | [`port_columns`] | one column per port as given (`python@0.18.1` beside `python`)    |
+//! | [`reproduce`] | each trial's reproduce line: the port as given, TMPDIR, repo, repeat/seed |
 //! | `setup_memory`| a failed set-up remembered per port until its version or probes change |
 //! | `origin`      | where a port's library came from: registry pin, `@VERSION`, checkout  |
 //! | `progress`    | per-port status lines on stderr and the terse closing summary         |
@@ -85,9 +87,11 @@ pub mod port;
 pub mod port_columns;
 pub mod profile;
 mod progress;
+pub mod readiness;
 mod reference;
 mod repo_root;
 pub mod report;
+pub mod reproduce;
 pub mod run;
 pub mod rundiff;
 pub mod sandbox;

@@ -12,7 +12,7 @@ use crate::case::{CaseId, CaseSpec, Field};
 use crate::hang_budget::HangBudget;
 use crate::normalize::compared_form;
 use crate::port::Resolved;
-use crate::sandbox::Sandbox;
+use crate::sandbox::{Placement, Sandbox};
 use crate::session::{FaultEvidence, HelloReply, RunRequest, Session, Timeouts, IN_FLIGHT};
 use crate::tamper::TreeDigest;
 
@@ -249,9 +249,9 @@ impl Started {
 /// the reply), or why it could not be.
 pub type Prepared = Result<(Sandbox, TreeDigest), String>;
 
-/// Prepares the sandbox of `case` and digests it.
-fn prepare_digested(case: &CaseSpec, keep: bool) -> Prepared {
-    let sandbox = Sandbox::prepare(case, keep).map_err(|error| error.to_string())?;
+/// Prepares the sandbox of `case` where `placement` says and digests it.
+fn prepare_digested(case: &CaseSpec, keep: bool, placement: &Placement) -> Prepared {
+    let sandbox = Sandbox::prepare_in(case, keep, placement).map_err(|error| error.to_string())?;
     let digest = crate::tamper::digest_sandbox(&sandbox)
         .map_err(|error| format!("could not digest the sandbox: {error}"))?;
     Ok((sandbox, digest))
@@ -270,20 +270,23 @@ pub fn run_order(passes: &[Vec<usize>]) -> Vec<(usize, usize)> {
 /// adapter's start, few enough that `--repeat` on seven ports does not hold every copy at once.
 pub const SANDBOXES_AHEAD: usize = 64;
 
-/// Starts a thread that builds the sandbox of every case in `order`, in that order, and hands
-/// them over as they are ready, at most [`SANDBOXES_AHEAD`] ahead. The runner starts it while the
+/// Starts a thread that builds the sandbox of every case in `order`, in that order, each as its
+/// pass's placement says (`placements[pass]`; the default one past its end), and hands them
+/// over as they are ready, at most [`SANDBOXES_AHEAD`] ahead. The runner starts it while the
 /// adapter is still starting (a Python or JVM start leaves a core idle), so the cases rarely
 /// wait on the filesystem.
 pub fn build_sandboxes(
     specs: Vec<crate::case::CaseSpec>,
     order: Vec<(usize, usize)>,
-    keep: bool,
+    (keep, placements): (bool, Vec<Placement>),
 ) -> std::sync::mpsc::Receiver<Prepared> {
     let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel(SANDBOXES_AHEAD);
     std::thread::spawn(move || {
-        for (_, index) in order {
+        let default = Placement::default();
+        for (pass, index) in order {
+            let placement = placements.get(pass).unwrap_or(&default);
             if ready_tx
-                .send(prepare_digested(&specs[index], keep))
+                .send(prepare_digested(&specs[index], keep, placement))
                 .is_err()
             {
                 break;
