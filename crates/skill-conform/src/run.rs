@@ -393,24 +393,20 @@ fn judge_all(plan: &Plan, observed: &Observations) -> Results {
     let mut raw_differences = BTreeMap::new();
     for (observation, chosen) in &observed.ports {
         let chosen: Vec<&PlannedCase> = chosen.iter().map(|&g| &observed.cases[g]).collect();
-        let expected = plan
+        // The port as planned: its column is the observation's name (`python@0.18.1`).
+        let planned = plan
             .ports
             .iter()
-            .find(|port| port.column == observation.name)
-            .map_or(&[][..], |port| port.expected.as_slice());
+            .find(|port| port.column == observation.name);
+        let expected = planned.map_or(&[][..], |port| port.expected.as_slice());
         let differences = judge_port(
             &mut results,
             observation,
             &chosen,
             (expected, &plan.reproduce),
         );
-        let request = plan
-            .ports
-            .iter()
-            .map(|port| &port.request)
-            .find(|request| request.name() == observation.name);
-        if let (Some(info), Some(request)) = (results.ports.get_mut(&observation.name), request) {
-            info.origin = crate::origin::describe(request, &plan.specs);
+        if let (Some(info), Some(port)) = (results.ports.get_mut(&observation.name), planned) {
+            info.origin = crate::origin::describe(&port.request, &plan.specs);
         }
         if !differences.is_empty() {
             raw_differences.insert(observation.name.clone(), differences);
