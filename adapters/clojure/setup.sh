@@ -22,7 +22,7 @@ PORT=clojure
 setup_args "$@"
 command -v java >/dev/null 2>&1 || die "java not found (hint: install a JDK, 17 or newer)"
 command -v clojure >/dev/null 2>&1 \
-  || die "clojure not found (hint: install the Clojure CLI with deps.edn support; Debian's clojure package lacks it; toolnexus's dependency net.clojars.muthuishere/koine is served by Clojars only, not Maven Central)"
+  || die "clojure not found (hint: install the Clojure CLI with deps.edn support; Debian's clojure package lacks it; toolnexus's dependency net.clojars.muthuishere/koine is served by Clojars only, not Maven Central; one run on a hand-built class path over a 0.16.0 checkout is recorded in adapters/clojure/README.md)"
 timeout 120 clojure -Sdescribe </dev/null >/dev/null 2>&1 \
   || die "$(command -v clojure) does not understand -Sdescribe: it is not the Clojure CLI with deps.edn support (Debian's clojure package is a plain launcher)"
 

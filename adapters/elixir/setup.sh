@@ -24,7 +24,7 @@ command -v elixir >/dev/null 2>&1 || die "elixir not found (hint: install Elixir
 command -v mix >/dev/null 2>&1 || die "mix not found (hint: install Elixir >= 1.16; mix ships with it)"
 ex_version="$(elixir -e 'IO.puts(System.version())' 2>/dev/null | tail -n1)" || die "elixir does not start"
 elixir -e 'System.halt(if Version.match?(System.version(), ">= 1.16.0"), do: 0, else: 1)' >/dev/null 2>&1 \
-  || die "elixir is $ex_version; toolnexus needs Elixir >= 1.16 (Debian 12's elixir package is 1.14)"
+  || die "elixir is $ex_version; toolnexus needs Elixir >= 1.16 (Debian 12's elixir package is 1.14; its mix.exs asks for it, and Mix.install needs Hex; one run of the skill modules compiled by hand on 1.14 is recorded in adapters/elixir/README.md)"
 
 if [ "$mode" = version ]; then
   spec="$version"

@@ -90,20 +90,9 @@ if [ "$mode" = version ]; then
   "$go_cmd" mod edit -require="$module@v$version" >>"$log" 2>&1 \
     || die "go mod edit -require=$module@v$version failed ($(tail -n1 "$log")); log: $log"
 else
-  # The version the checkout declares: its nearest golang/vX.Y.Z (then vX.Y.Z) tag, when it is
-  # a git work tree with history; else the lockstep version of its Java port.
-  described=""
-  if command -v git >/dev/null 2>&1 && git -C "$pkgdir" rev-parse --git-dir >/dev/null 2>&1; then
-    for pattern in 'golang/v[0-9]*' 'v[0-9]*'; do
-      described="$(git -C "$pkgdir" describe --tags --match "$pattern" --dirty 2>/dev/null || true)"
-      described="${described#golang/}"
-      described="${described#v}"
-      [ -z "$described" ] || break
-    done
-  fi
-  if [ -z "$described" ] && [ -f "$pkgdir/../java/build.gradle" ]; then
-    described="$(sed -n "s/^[[:space:]]*version[[:space:]]*=[[:space:]]*['\"]\\([^'\"]*\\)['\"].*/\\1/p" "$pkgdir/../java/build.gradle" | head -n1)"
-  fi
+  # The version the checkout declares (its tags, else its Java port's lockstep version).
+  . "$here/../lib/checkout-version.sh"
+  described="$(checkout_version "$pkgdir")"
   progress "building toolnexus ${described:-(devel)} from $pkgdir (go build)"
   [ -z "$described" ] || ldflags="-X main.checkoutVersion=$described"
   "$go_cmd" mod edit -replace="$module=$pkgdir" -require="$module@v0.0.0-00010101000000-000000000000" >>"$log" 2>&1 \

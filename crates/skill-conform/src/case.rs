@@ -40,9 +40,10 @@ use std::path::{Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
 
-use crate::toml_error::TomlProblem;
+use crate::toml_file::{self, Problem, TomlProblem};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use toml::Spanned;
 
 /// The name of the manifest file inside a case directory.
 pub const MANIFEST: &str = "case.toml";
@@ -187,15 +188,16 @@ pub enum WritingTool {
     Errors,
 }
 
-/// `case.toml` exactly as written.
+/// `case.toml` exactly as written. The values a check after serde needs the line of keep
+/// their span.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Manifest {
-    summary: String,
+    summary: Spanned<String>,
     pinned: bool,
-    rules: Vec<String>,
+    rules: Spanned<Vec<String>>,
     #[serde(default = "default_roots")]
-    roots: Vec<String>,
+    roots: Vec<Spanned<String>>,
     #[serde(default)]
     sample_limit: i64,
     #[serde(default)]
@@ -203,19 +205,19 @@ struct Manifest {
     #[serde(default)]
     load: Option<Vec<String>>,
     #[serde(default)]
-    compare: Option<Vec<Field>>,
+    compare: Option<Spanned<Vec<Field>>>,
     #[serde(default)]
-    links: BTreeMap<String, String>,
+    links: BTreeMap<String, Spanned<String>>,
     #[serde(default)]
-    renames: BTreeMap<String, String>,
+    renames: BTreeMap<String, Spanned<String>>,
     #[serde(default)]
-    unreadable: Vec<String>,
+    unreadable: Vec<Spanned<String>>,
     #[serde(default)]
     writing_tool: Option<WritingTool>,
 }
 
-fn default_roots() -> Vec<String> {
-    vec!["skills".to_owned()]
+fn default_roots() -> Vec<Spanned<String>> {
+    vec![Spanned::new(0..0, "skills".to_owned())]
 }
 
 /// The manifest's fields, sorted, for messages.
@@ -290,81 +292,33 @@ impl CaseSpec {
         CaseSpec::parse(id, dir, &text)
     }
 
-    /// Parses the text of `dir/case.toml`; messages name that path.
+    /// Parses the text of `dir/case.toml`; messages name that path, and the line and field.
     pub fn parse(id: CaseId, dir: PathBuf, text: &str) -> Result<CaseSpec, CaseError> {
         let path = dir.join(MANIFEST);
-        let manifest: Manifest =
-            toml::from_str(text).map_err(|error| manifest_error(&path, text, &error))?;
-        let invalid = |field: &str, message: String| CaseError::Manifest {
-            path: path.clone(),
-            message: format!("field `{field}`: {message}"),
-            hint: format!("write {}", field_hint(field)),
+        let manifest: Manifest = toml_file::parse(&path, text).map_err(manifest_error)?;
+        let checked = Checked { path: &path, text };
+        let compare = checked.manifest(&manifest)?;
+        let plain = |map: BTreeMap<String, Spanned<String>>| {
+            map.into_iter()
+                .map(|(key, value)| (key, value.into_inner()))
+                .collect()
         };
-
-        if manifest.summary.trim().is_empty() {
-            return Err(invalid("summary", "is empty".into()));
-        }
-        if manifest.rules.is_empty() {
-            return Err(invalid("rules", "is empty".into()));
-        }
-        if manifest.rules.iter().any(|rule| rule.trim().is_empty()) {
-            return Err(invalid("rules", "contains an empty rule".into()));
-        }
-        for root in &manifest.roots {
-            check_plain_path(root).map_err(|why| invalid("roots", format!("`{root}` {why}")))?;
-        }
-        let compare = match manifest.compare {
-            None => Field::default_set(),
-            Some(list) => {
-                if list.is_empty() {
-                    return Err(invalid("compare", "is empty".into()));
-                }
-                let mut set = BTreeSet::new();
-                for field in list {
-                    if !set.insert(field) {
-                        return Err(invalid("compare", format!("lists `{field}` twice")));
-                    }
-                }
-                set
-            }
-        };
-        for (link, target) in &manifest.links {
-            check_plain_path(link).map_err(|why| invalid("links", format!("`{link}` {why}")))?;
-            if target.is_empty() || target.contains('\0') {
-                return Err(invalid(
-                    "links",
-                    format!("`{link}` has an empty target or one containing NUL"),
-                ));
-            }
-        }
-        for (from, to) in &manifest.renames {
-            check_plain_path(from).map_err(|why| invalid("renames", format!("`{from}` {why}")))?;
-            if to.is_empty() || to == "." || to == ".." || to.contains(['/', '\0']) {
-                return Err(invalid(
-                    "renames",
-                    format!("`{from}` is renamed to `{to}`, which is not a single file name"),
-                ));
-            }
-        }
-        for path in &manifest.unreadable {
-            check_plain_path(path)
-                .map_err(|why| invalid("unreadable", format!("`{path}` {why}")))?;
-        }
-
+        let plain_list =
+            |list: Vec<Spanned<String>>| list.into_iter().map(Spanned::into_inner).collect();
         Ok(CaseSpec {
             id,
             dir,
-            summary: manifest.summary,
+            summary: manifest.summary.into_inner(),
             pinned: manifest.pinned,
-            rules: manifest.rules,
-            roots: manifest.roots,
+            rules: manifest.rules.into_inner(),
+            roots: plain_list(manifest.roots),
             sample_limit: manifest.sample_limit,
             filter: manifest.filter,
             load: manifest.load,
             compare,
-            links: manifest.links,
-            renames: manifest.renames,
-            unreadable: manifest.unreadable,
+            links: plain(manifest.links),
+            renames: plain(manifest.renames),
+            unreadable: plain_list(manifest.unreadable),
             writing_tool: manifest.writing_tool,
         })
     }
@@ -385,6 +339,86 @@ impl CaseSpec {
             Some(load) => load.clone(),
             None => CaseSpec::default_load(accepted_names),
         }
+    }
+}
+
+/// The checks of a `case.toml` serde cannot make, each error naming the file, the line of the
+/// value and the field.
+struct Checked<'a> {
+    path: &'a Path,
+    text: &'a str,
+}
+
+impl Checked<'_> {
+    fn invalid<T>(&self, field: &str, at: &Spanned<T>, message: String) -> CaseError {
+        // A default value (`roots`) has no place in the file: no line then.
+        let line = (at.span() != (0..0)).then(|| toml_file::line_of(self.text, at.span().start));
+        CaseError::Manifest {
+            path: self.path.to_owned(),
+            message: format!("{}field `{field}`: {message}", at_line(line)),
+            hint: format!("write {}", field_hint(field)),
+        }
+    }
+
+    /// Every check; the `compare` set on success.
+    fn manifest(&self, manifest: &Manifest) -> Result<BTreeSet<Field>, CaseError> {
+        if manifest.summary.get_ref().trim().is_empty() {
+            return Err(self.invalid("summary", &manifest.summary, "is empty".into()));
+        }
+        let rules = &manifest.rules;
+        if rules.get_ref().is_empty() {
+            return Err(self.invalid("rules", rules, "is empty".into()));
+        }
+        if rules.get_ref().iter().any(|rule| rule.trim().is_empty()) {
+            return Err(self.invalid("rules", rules, "contains an empty rule".into()));
+        }
+        self.plain_paths("roots", &manifest.roots)?;
+        let compare = self.compare(manifest.compare.as_ref())?;
+        for (link, target) in &manifest.links {
+            self.plain_path("links", link, target)?;
+            if target.get_ref().is_empty() || target.get_ref().contains('\0') {
+                let message = format!("`{link}` has an empty target or one containing NUL");
+                return Err(self.invalid("links", target, message));
+            }
+        }
+        for (from, to) in &manifest.renames {
+            self.plain_path("renames", from, to)?;
+            let name = to.get_ref();
+            if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\0']) {
+                let message =
+                    format!("`{from}` is renamed to `{name}`, which is not a single file name");
+                return Err(self.invalid("renames", to, message));
+            }
+        }
+        self.plain_paths("unreadable", &manifest.unreadable)
+            .map(|()| compare)
+    }
+
+    fn compare(&self, compare: Option<&Spanned<Vec<Field>>>) -> Result<BTreeSet<Field>, CaseError> {
+        let Some(list) = compare else {
+            return Ok(Field::default_set());
+        };
+        if list.get_ref().is_empty() {
+            return Err(self.invalid("compare", list, "is empty".into()));
+        }
+        let mut set = BTreeSet::new();
+        for field in list.get_ref() {
+            if !set.insert(*field) {
+                return Err(self.invalid("compare", list, format!("lists `{field}` twice")));
+            }
+        }
+        Ok(set)
+    }
+
+    fn plain_paths(&self, field: &str, paths: &[Spanned<String>]) -> Result<(), CaseError> {
+        paths
+            .iter()
+            .try_for_each(|path| self.plain_path(field, path.get_ref(), path))
+    }
+
+    /// `path` a plain relative path, else an error on the line of `at`.
+    fn plain_path<T>(&self, field: &str, path: &str, at: &Spanned<T>) -> Result<(), CaseError> {
+        check_plain_path(path).map_err(|why| self.invalid(field, at, format!("`{path}` {why}")))
     }
 }
 
@@ -410,82 +444,52 @@ fn check_plain_path(path: &str) -> Result<(), &'static str> {
     Ok(())
 }
 
-/// Turns a `toml` error into one line: line number, field, message, and a hint.
-fn manifest_error(path: &Path, text: &str, error: &toml::de::Error) -> CaseError {
-    let TomlProblem { line, message: raw } = TomlProblem::of(text, error);
-
-    if let Some(name) = raw
-        .strip_prefix("unknown field `")
-        .and_then(|rest| rest.split_once('`'))
-        .map(|(name, _)| name.to_owned())
-    {
-        let valid = FIELDS.map(|f| format!("`{f}`")).join(", ");
-        let hint = match closest_field(&name) {
-            Some(guess) => format!("did you mean `{guess}`?"),
-            None => {
-                "remove it, or see the schema in the doc of skill-conform's `case` module".into()
-            }
-        };
-        return CaseError::Manifest {
-            path: path.to_owned(),
-            message: format!(
-                "{}unknown field `{name}`, expected one of {valid}",
-                at_line(line)
-            ),
-            hint,
-        };
-    }
-    if let Some(name) = raw
-        .strip_prefix("missing field `")
-        .and_then(|rest| rest.split_once('`'))
-        .map(|(name, _)| name.to_owned())
-    {
-        return CaseError::Manifest {
-            path: path.to_owned(),
-            message: format!("missing field `{name}`"),
-            hint: format!("add {}", field_hint(&name)),
-        };
-    }
-    let field = error
-        .span()
-        .and_then(|span| field_at(text, span.start))
-        .filter(|field| FIELDS.contains(&field.as_str()));
-    match field {
-        Some(field) => CaseError::Manifest {
-            path: path.to_owned(),
-            message: format!("{}field `{field}`: {raw}", at_line(line)),
-            hint: format!("write {}", field_hint(&field)),
-        },
-        None => CaseError::Manifest {
-            path: path.to_owned(),
-            message: format!("{}{raw}", at_line(line)),
-            hint: "case.toml must be valid TOML; see the schema in the doc of skill-conform's `case` module".into(),
-        },
+/// A [`TomlProblem`] of a `case.toml` in this module's words: the line and field, and a hint.
+fn manifest_error(problem: TomlProblem) -> CaseError {
+    let line = problem.at_line();
+    let (message, hint) = match &problem.problem {
+        Problem::UnknownField { name } => {
+            let valid = FIELDS.map(|f| format!("`{f}`")).join(", ");
+            let hint = match closest_field(name) {
+                Some(guess) => format!("did you mean `{guess}`?"),
+                None => {
+                    "remove it, or see the schema in the doc of skill-conform's `case` module".into()
+                }
+            };
+            (format!("{line}unknown field `{name}`, expected one of {valid}"), hint)
+        }
+        // A key missing at the top has no line of its own.
+        Problem::MissingField { name } => (
+            format!("missing field `{name}`"),
+            format!("add {}", field_hint(name)),
+        ),
+        Problem::Invalid if problem.top_key().is_some_and(|key| FIELDS.contains(&key)) => {
+            let field = problem.top_key().unwrap_or_default();
+            let within = if problem.path.len() > 1 {
+                format!(", at `{}`", problem.path_text())
+            } else {
+                String::new()
+            };
+            (
+                format!("{line}field `{field}`: {}{within}", problem.message),
+                format!("write {}", field_hint(field)),
+            )
+        }
+        Problem::Syntax | Problem::Invalid => (
+            format!("{line}{}", problem.message),
+            "case.toml must be valid TOML; see the schema in the doc of skill-conform's `case` module".into(),
+        ),
+    };
+    CaseError::Manifest {
+        path: problem.file,
+        message,
+        hint,
     }
 }
 
 fn at_line(line: Option<usize>) -> String {
     line.map(|line| format!("line {line}: "))
         .unwrap_or_default()
-}
-
-/// The top-level key whose value contains byte `offset`: the last `key =` or `[key]` line at or
-/// before it.
-fn field_at(text: &str, offset: usize) -> Option<String> {
-    let before = &text[..offset.min(text.len())];
-    let end_of_line = text[before.len()..]
-        .find('\n')
-        .map_or(text.len(), |i| before.len() + i);
-    text[..end_of_line].lines().rev().find_map(|line| {
-        let line = line.trim_start();
-        let key = if let Some(rest) = line.strip_prefix('[') {
-            rest.split_once(']')?.0.trim()
-        } else {
-            line.split_once('=')?.0.trim()
-        };
-        (!key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
-            .then(|| key.to_owned())
-    })
 }
 
 /// The valid field within edit distance 2 of `name` ([`strsim::levenshtein`]), the first

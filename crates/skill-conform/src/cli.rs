@@ -46,8 +46,9 @@ pub enum Command {
     Corpus(CorpusArgs),
     /// Write a seeded, generated skills tree (the benchmarks' input) into an empty DIR.
     GenCorpus(GenCorpusArgs),
-    /// List every port with its status and reason (probes and sets up; starts no adapter).
-    Ports(FoundRepoArgs),
+    /// List every port: ready, toolchain present but not set up, or unavailable (with the
+    /// reason). Runs only the probes and writes nothing; `--setup` runs the set-up.
+    Ports(PortsArgs),
     /// Merge the report.json of several runs (one per CI job) into one Markdown matrix.
     MergeReports {
         /// report.json files.
@@ -82,7 +83,8 @@ pub struct RunArgs {
     /// checkout). Repeatable; default: `reference` and every port in adapters/ports.toml.
     #[arg(long = "port", value_name = "NAME[@VERSION|=PATH]", value_parser = crate::port::PortRequest::parse_port)]
     pub ports: Vec<crate::port::PortRequest>,
-    /// Run any protocol-speaking program as port NAME (split on whitespace).
+    /// Run any protocol-speaking program as port NAME (split into words as a POSIX shell
+    /// would: quotes keep an argument with spaces whole).
     #[arg(long = "adapter", value_name = "NAME=COMMAND", value_parser = crate::port::PortRequest::parse_adapter)]
     pub adapters: Vec<crate::port::PortRequest>,
     /// Only the cases whose id matches GLOB (`*` within a segment, `**` across). Repeatable.
@@ -118,10 +120,12 @@ pub struct RunArgs {
     #[arg(long, default_value_t = crate::hang_budget::DEFAULT_MAX_TIMEOUTS, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_COUNT)))]
     pub max_timeouts: u32,
     /// Run the selected cases N times per port (one session): pass 1 in plan order, the others
-    /// shuffled; a case whose normalised outputs differ is `nondeterministic`.
+    /// shuffled, their sandboxes' entries created in shuffled order and alternating /dev/shm
+    /// and /tmp; a case whose normalised outputs differ is `nondeterministic`.
     #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_COUNT)))]
     pub repeat: u32,
-    /// Seed of the case-order shuffle (default: from the clock, printed on stderr).
+    /// Seed of the case-order and sandbox-entry shuffles (default: from the clock, printed on
+    /// stderr).
     #[arg(long, value_name = "S")]
     pub seed: Option<u64>,
     /// Shuffle the first pass too (the reports must not change).
@@ -145,11 +149,22 @@ pub struct RunArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct PortsArgs {
+    /// Set these ports up first (every port when no NAME is given), trying a remembered
+    /// failure again.
+    #[arg(long, value_name = "NAME", num_args = 0..)]
+    pub setup: Option<Vec<String>>,
+    #[command(flatten)]
+    pub repo: FoundRepoArgs,
+}
+
+#[derive(Debug, Args)]
 pub struct DiffArgs {
-    /// The base run's report.json or report folder (missing: said, not failed).
+    /// The base run's report.json, its report folder, or a folder of per-job report folders
+    /// (`skill-conform-report-<port>/report.json`, read as one run); missing: said, not failed.
     #[arg(value_name = "BASE")]
     pub base: PathBuf,
-    /// The new run's report.json or report folder.
+    /// The new run's report.json, report folder, or folder of per-job report folders.
     #[arg(value_name = "NEW")]
     pub new: PathBuf,
     /// Also write the diff as Markdown (for a CI job summary) to FILE.
@@ -178,7 +193,8 @@ pub struct CorpusArgs {
     /// default: every port in adapters/ports.toml.
     #[arg(long = "port", value_name = "NAME[@VERSION|=PATH]", value_parser = crate::port::PortRequest::parse_port)]
     pub ports: Vec<crate::port::PortRequest>,
-    /// Run any protocol-speaking program as port NAME (split on whitespace).
+    /// Run any protocol-speaking program as port NAME (split into words as a POSIX shell
+    /// would: quotes keep an argument with spaces whole).
     #[arg(long = "adapter", value_name = "NAME=COMMAND", value_parser = crate::port::PortRequest::parse_adapter)]
     pub adapters: Vec<crate::port::PortRequest>,
     /// `agentskills`: run the Agent Skills implementations over folders of skill directories
@@ -333,10 +349,11 @@ pub fn main() -> std::process::ExitCode {
         Command::Run(args) => cmd_run(args),
         Command::Corpus(args) => cmd_corpus(args),
         Command::GenCorpus(args) => cmd_gen_corpus(args),
-        Command::Ports(args) => crate::run::ports(&args.locate()).map(|text| {
-            print!("{text}");
-            ExitCode::Ok
-        }),
+        Command::Ports(args) => crate::readiness::ports(&args.repo.locate(), args.setup.as_deref())
+            .map(|text| {
+                print!("{text}");
+                ExitCode::Ok
+            }),
         Command::MergeReports { reports } => {
             crate::report::merge::merge_reports(&reports).map(|text| {
                 print!("{text}");

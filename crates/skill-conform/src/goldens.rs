@@ -20,6 +20,7 @@ use crate::case::{self, CaseId, CaseSpec, Field};
 use crate::compare::{self, text::visible_inline, Mismatch};
 use crate::error::Error;
 use crate::normalize::compared_form;
+use crate::profile::Profile;
 use crate::reference::run_case;
 use crate::sandbox::Sandbox;
 
@@ -146,19 +147,28 @@ impl CheckReport {
     }
 }
 
-/// Every `*.json` and `*.new` file under the goldens directory, sorted.
+/// Every `*.json` and `*.new` file of the toolnexus profile under the goldens directory, sorted.
 fn golden_files(goldens: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = walkdir::WalkDir::new(goldens)
+    profile_files(goldens, Profile::Toolnexus)
+        .into_iter()
+        .filter(|p| {
+            let name = p.to_string_lossy();
+            name.ends_with(".json") || name.ends_with(".new")
+        })
+        .collect()
+}
+
+/// Every file in `dir`, the golden directory of `profile`, sorted: the one lister behind each
+/// profile's orphan check. The toolnexus profile's directory is the goldens root, which holds the
+/// other profiles' subtrees: those are theirs and left out.
+pub(crate) fn profile_files(dir: &Path, profile: Profile) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = walkdir::WalkDir::new(dir)
         .sort_by_file_name()
         .into_iter()
         .flatten()
         .filter(|e| e.file_type().is_file())
         .map(|e| e.into_path())
-        .filter(|p| !in_another_profile(goldens, p))
-        .filter(|p| {
-            let name = p.to_string_lossy();
-            name.ends_with(".json") || name.ends_with(".new")
-        })
+        .filter(|p| profile != Profile::Toolnexus || !in_another_profile(dir, p))
         .collect();
     files.sort();
     files
@@ -170,7 +180,7 @@ fn in_another_profile(goldens: &Path, file: &Path) -> bool {
         .strip_prefix(goldens)
         .ok()
         .and_then(|r| r.iter().next());
-    top.is_some_and(|dir| crate::profile::Profile::is_subtree_of_another(&dir.to_string_lossy()))
+    top.is_some_and(|dir| Profile::is_subtree_of_another(&dir.to_string_lossy()))
 }
 
 /// Computes the expected text of every case.
@@ -439,4 +449,42 @@ fn table_rows(text: &str, case: &CaseSpec) -> Vec<(String, String, String)> {
         rows.push(("—".into(), "—".into(), "no candidates".into()));
     }
     rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_profile_lists_its_own_goldens_and_no_other() {
+        let dir = tempfile::tempdir().unwrap();
+        for rel in [
+            "TABLE.md",
+            "g/c.json",
+            "g/c.json.new",
+            "agentskills/g/c.json",
+        ] {
+            let path = dir.path().join(rel);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, "x").unwrap();
+        }
+        let listed = |dir: &Path, files: Vec<PathBuf>| -> Vec<String> {
+            let rel = |p: &PathBuf| p.strip_prefix(dir).unwrap().display().to_string();
+            files.iter().map(rel).collect()
+        };
+        let root = dir.path();
+        let own = root.join("agentskills");
+        assert_eq!(
+            listed(root, profile_files(root, Profile::Toolnexus)),
+            ["TABLE.md", "g/c.json", "g/c.json.new"]
+        );
+        assert_eq!(
+            listed(&own, profile_files(&own, Profile::Agentskills)),
+            ["g/c.json"]
+        );
+        assert_eq!(
+            listed(root, golden_files(root)),
+            ["g/c.json", "g/c.json.new"]
+        );
+    }
 }

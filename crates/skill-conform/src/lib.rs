@@ -35,9 +35,11 @@
 //! | [`port`]      | `adapters/ports.toml`, port requests as given, resolving and set-up   |
 //! | `bounded`     | probes and set-up in their own process group under a named timeout    |
 //! | [`confine`]   | adapters started in their own directory, write-restricted (Landlock)  |
-//! | [`sandbox`]   | each case's fixture copy (links, renames, unreadable files)           |
+//! | [`sandbox`]   | each case's fixture copy (links, renames, unreadable files); `check`: its faults without a copy |
 //! | [`session`]   | one adapter process: protocol, timeouts, faults, process group        |
+//! | [`readiness`] | `skill-conform ports`: ready / not set up / unavailable, no side effects |
 //! | [`port_columns`] | one column per port as given (`python@0.18.1` beside `python`)    |
+//! | [`reproduce`] | each trial's reproduce line: the port as given, TMPDIR, repo, repeat/seed |
 //! | `setup_memory`| a failed set-up remembered per port until its version or probes change |
 //! | `origin`      | where a port's library came from: registry pin, `@VERSION`, checkout  |
 //! | `progress`    | per-port status lines on stderr and the terse closing summary         |
@@ -54,7 +56,7 @@
 //! | [`corpus_gen`]| the seeded generated skills tree (benchmarks' input)                  |
 //! | [`rundiff`]   | `skill-conform diff`: per (port, case) transitions between two runs  |
 //! | [`writing_tool`] | `claude plugin validate` observed per case: the writing-tool column |
-//! | `toml_error`  | a TOML error of our three files as line and one-line message          |
+//! | `toml_file`   | the one TOML reader: serde types, errors with file, line and field    |
 //!
 //! The `pub` modules are the surface the CLI, the integration tests and the benches use.
 
@@ -85,14 +87,16 @@ pub mod port;
 pub mod port_columns;
 pub mod profile;
 mod progress;
+pub mod readiness;
 mod reference;
 mod repo_root;
 pub mod report;
+pub mod reproduce;
 pub mod run;
 pub mod rundiff;
 pub mod sandbox;
 pub mod session;
 mod setup_memory;
 pub mod tamper;
-mod toml_error;
+mod toml_file;
 pub mod writing_tool;

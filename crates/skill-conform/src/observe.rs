@@ -12,7 +12,7 @@ use crate::case::{CaseId, CaseSpec, Field};
 use crate::hang_budget::HangBudget;
 use crate::normalize::compared_form;
 use crate::port::Resolved;
-use crate::sandbox::Sandbox;
+use crate::sandbox::{Placement, Sandbox};
 use crate::session::{FaultEvidence, HelloReply, RunRequest, Session, Timeouts, IN_FLIGHT};
 use crate::tamper::TreeDigest;
 
@@ -249,9 +249,9 @@ impl Started {
 /// the reply), or why it could not be.
 pub type Prepared = Result<(Sandbox, TreeDigest), String>;
 
-/// Prepares the sandbox of `case` and digests it.
-fn prepare_digested(case: &CaseSpec, keep: bool) -> Prepared {
-    let sandbox = Sandbox::prepare(case, keep).map_err(|error| error.to_string())?;
+/// Prepares the sandbox of `case` where `placement` says and digests it.
+fn prepare_digested(case: &CaseSpec, keep: bool, placement: &Placement) -> Prepared {
+    let sandbox = Sandbox::prepare_in(case, keep, placement).map_err(|error| error.to_string())?;
     let digest = crate::tamper::digest_sandbox(&sandbox)
         .map_err(|error| format!("could not digest the sandbox: {error}"))?;
     Ok((sandbox, digest))
@@ -270,20 +270,23 @@ pub fn run_order(passes: &[Vec<usize>]) -> Vec<(usize, usize)> {
 /// adapter's start, few enough that `--repeat` on seven ports does not hold every copy at once.
 pub const SANDBOXES_AHEAD: usize = 64;
 
-/// Starts a thread that builds the sandbox of every case in `order`, in that order, and hands
-/// them over as they are ready, at most [`SANDBOXES_AHEAD`] ahead. The runner starts it while the
+/// Starts a thread that builds the sandbox of every case in `order`, in that order, each as its
+/// pass's placement says (`placements[pass]`; the default one past its end), and hands them
+/// over as they are ready, at most [`SANDBOXES_AHEAD`] ahead. The runner starts it while the
 /// adapter is still starting (a Python or JVM start leaves a core idle), so the cases rarely
 /// wait on the filesystem.
 pub fn build_sandboxes(
     specs: Vec<crate::case::CaseSpec>,
     order: Vec<(usize, usize)>,
-    keep: bool,
+    (keep, placements): (bool, Vec<Placement>),
 ) -> std::sync::mpsc::Receiver<Prepared> {
     let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel(SANDBOXES_AHEAD);
     std::thread::spawn(move || {
-        for (_, index) in order {
+        let default = Placement::default();
+        for (pass, index) in order {
+            let placement = placements.get(pass).unwrap_or(&default);
             if ready_tx
-                .send(prepare_digested(&specs[index], keep))
+                .send(prepare_digested(&specs[index], keep, placement))
                 .is_err()
             {
                 break;
@@ -313,7 +316,7 @@ pub fn run_started_with(
         } => (session, observation),
     };
     let order = run_order(passes);
-    let mut observed_passes: Vec<BTreeMap<CaseId, Observed>> = vec![BTreeMap::new(); passes.len()];
+    let mut observed_passes = Passes::new(&observation.name, passes.len(), order.len());
     std::thread::scope(|scope| {
         let (done_tx, done_rx) = std::sync::mpsc::channel::<Sandbox>();
         scope.spawn(move || done_rx.into_iter().for_each(drop));
@@ -329,22 +332,20 @@ pub fn run_started_with(
         for (&(pass, index), prepared) in order.iter().zip(sandboxes) {
             let case = &cases[index];
             if let Some(why) = budget.exhausted() {
-                not_run(&mut observed_passes[pass], case, why);
+                observed_passes.record(pass, case, Observed::NotRun(why.to_owned()));
                 prepared.map(|(sandbox, _)| reap(sandbox)).ok();
                 continue;
             }
             let (sandbox, digest) = match prepared {
                 Ok(prepared) => prepared,
                 Err(error) => {
-                    observed_passes[pass]
-                        .insert(case.spec.id.clone(), Observed::SandboxFailed(error));
+                    observed_passes.record(pass, case, Observed::SandboxFailed(error));
                     continue;
                 }
             };
             note_sandbox(&mut observation, case, &sandbox, options.keep_sandbox);
             if let Some(why) = sandbox.vacuous() {
-                observed_passes[pass]
-                    .insert(case.spec.id.clone(), Observed::Vacuous(why.to_owned()));
+                observed_passes.record(pass, case, Observed::Vacuous(why.to_owned()));
                 reap(sandbox);
                 continue;
             }
@@ -370,7 +371,7 @@ pub fn run_started_with(
             );
         }
     });
-    let mut observed_passes = observed_passes.into_iter();
+    let mut observed_passes = observed_passes.maps.into_iter();
     observation.observed = observed_passes.next().unwrap_or_default();
     observation.repeats = observed_passes.collect();
     observation.restarts = session.restarts();
@@ -422,9 +423,28 @@ fn sandbox_changes(sandbox: &Sandbox, before: &TreeDigest) -> Vec<String> {
     }
 }
 
-/// Records that `case` was not sent, and why.
-fn not_run(observed: &mut BTreeMap<CaseId, Observed>, case: &PlannedCase, why: &str) {
-    observed.insert(case.spec.id.clone(), Observed::NotRun(why.to_owned()));
+/// What each pass observed so far, by case; recording a case also moves the port's progress
+/// line (`python: 37/144 cases`).
+struct Passes {
+    maps: Vec<BTreeMap<CaseId, Observed>>,
+    progress: crate::progress::CaseProgress,
+    done: usize,
+}
+
+impl Passes {
+    fn new(port: &str, passes: usize, trials: usize) -> Passes {
+        Passes {
+            maps: vec![BTreeMap::new(); passes],
+            progress: crate::progress::CaseProgress::new(port, trials),
+            done: 0,
+        }
+    }
+
+    fn record(&mut self, pass: usize, case: &PlannedCase, observed: Observed) {
+        self.maps[pass].insert(case.spec.id.clone(), observed);
+        self.done += 1;
+        self.progress.update(self.done);
+    }
 }
 
 /// Remembers a case's sandbox directory (for redaction) and, with `keep`, says where it is.
@@ -449,13 +469,13 @@ fn note_sandbox(
 fn next_reply(
     session: &mut Session,
     waiting: &mut VecDeque<Waiting<'_>>,
-    observed_passes: &mut [BTreeMap<CaseId, Observed>],
+    observed_passes: &mut Passes,
     reap: &impl Fn(Sandbox),
     budget: &mut HangBudget,
 ) {
     if let Some(why) = budget.exhausted() {
         let (pass, case, sandbox, _) = waiting.pop_front().expect("a case in flight");
-        not_run(&mut observed_passes[pass], case, why);
+        observed_passes.record(pass, case, Observed::NotRun(why.to_owned()));
         reap(sandbox);
         return;
     }
@@ -467,7 +487,7 @@ fn next_reply(
 fn take_reply(
     session: &mut Session,
     waiting: &mut VecDeque<Waiting<'_>>,
-    observed_passes: &mut [BTreeMap<CaseId, Observed>],
+    observed_passes: &mut Passes,
     reap: &impl Fn(Sandbox),
 ) -> bool {
     let (pass, case, sandbox, before) = waiting.pop_front().expect("a case in flight");
@@ -488,7 +508,7 @@ fn take_reply(
     };
     let timed_out = matches!(&observed, Observed::Fault { evidence, .. }
         if evidence.fault.kind() == crate::session::FaultKind::Timeout);
-    observed_passes[pass].insert(case.spec.id.clone(), observed);
+    observed_passes.record(pass, case, observed);
     reap(sandbox);
     timed_out
 }

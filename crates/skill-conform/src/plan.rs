@@ -20,6 +20,7 @@ use crate::judge::ExpectationProblem;
 use crate::observe::{ObserveOptions, PlannedCase};
 use crate::port::{self, PortRequest, PortSpec, REFERENCE};
 use crate::reference::run_case;
+use crate::reproduce::Reproducer;
 use crate::run::{pass_orders, Require, RunOptions};
 use crate::sandbox::Sandbox;
 
@@ -56,6 +57,9 @@ pub struct Repeat {
     pub shuffle: bool,
     /// Per pass, the case order as indices into [`Plan::cases`].
     pub orders: Vec<Vec<usize>>,
+    /// Per pass, where its sandboxes are made and in what entry order
+    /// ([`crate::sandbox::placements`]).
+    pub placements: Vec<crate::sandbox::Placement>,
 }
 
 /// Everything a run will do, validated (see the module doc).
@@ -81,6 +85,8 @@ pub struct Plan {
     pub observe: ObserveOptions,
     pub repeat: Repeat,
     pub reports: ReportTargets,
+    /// Each trial's reproduce line.
+    pub reproduce: Reproducer,
 }
 
 impl Plan {
@@ -111,7 +117,14 @@ impl Plan {
         if !libtest.list {
             crate::output_dir::check_writable(&report_dir, "--report-dir")?;
         }
+        let reproduce = Reproducer::new(
+            ports.iter().map(|p| (p.column.clone(), p.request.clone())),
+            std::env::var_os("TMPDIR"),
+            (&repo, std::env::current_dir().ok().as_deref()),
+            (passes, seed),
+        );
         Ok(Plan {
+            reproduce,
             specs,
             ports,
             expectation_errors,
@@ -127,6 +140,7 @@ impl Plan {
                 seed,
                 shuffle: options.shuffle,
                 orders: pass_orders(selection.cases.len(), passes, options.shuffle, seed),
+                placements: crate::sandbox::placements(passes, seed),
             },
             reports: ReportTargets {
                 dir: report_dir,
@@ -328,10 +342,10 @@ pub fn plan_loads(selected: Vec<SelectedCase>) -> Result<Vec<PlannedCase>, Error
     let mut planned = Vec::new();
     for SelectedCase { spec, golden } in selected {
         let tool = spec.compare.contains(&Field::Tool);
-        // Built once here for every case, so that a fixture no sandbox can be built from (a FIFO
-        // in its tree, a `links` path that exists) is exit 2 naming the case before any adapter
-        // is asked, not an `error` on every port.
-        let sandbox = Sandbox::prepare(&spec, false).map_err(|e| case_error(&spec.id, e))?;
+        // Checked here for every case, without a copy, so that a fixture no sandbox can be built
+        // from (a FIFO in its tree, a `links` path that exists) is exit 2 naming the case before
+        // any adapter is asked, not an `error` on every port.
+        Sandbox::check(&spec).map_err(|e| case_error(&spec.id, e))?;
         // The request's names: the case's own list, or the golden's (which lists every load in
         // request order when it compares loads; `goldens --check` keeps it fresh), or else the
         // reference run in a sandbox — the load list depends only on which names it accepts,
@@ -339,9 +353,12 @@ pub fn plan_loads(selected: Vec<SelectedCase>) -> Result<Vec<PlannedCase>, Error
         let load = match (&spec.load, golden_load_names(&golden)) {
             (Some(load), _) => load.clone(),
             (None, Some(load)) => load,
-            (None, None) => run_case(skill_ref::Config::default(), &spec, sandbox.roots()).load,
+            (None, None) => {
+                let sandbox =
+                    Sandbox::prepare(&spec, false).map_err(|e| case_error(&spec.id, e))?;
+                run_case(skill_ref::Config::default(), &spec, sandbox.roots()).load
+            }
         };
-        drop(sandbox);
         planned.push(PlannedCase {
             spec,
             golden,

@@ -18,7 +18,6 @@ use crate::bounded::{self, Failure, PROBE_TIMEOUT, SETUP_TIMEOUT};
 use crate::error::Error;
 use crate::session::AdapterCommand;
 use crate::setup_memory;
-use crate::toml_error::TomlProblem;
 
 /// Adds every `(key, value)` of `env` to an adapter command.
 trait WithEnv {
@@ -89,6 +88,11 @@ pub fn read_profile_ports(
 
 /// Reads every port of `adapters/ports.toml` under `repo`, whatever its profile.
 fn read_all_ports(repo: &Path) -> Result<BTreeMap<String, PortSpec>, Error> {
+    read_ports_file(repo).map(|file| file.ports)
+}
+
+/// Reads `adapters/ports.toml` under `repo`: its ports and its writing tools.
+pub fn read_ports_file(repo: &Path) -> Result<PortsFile, Error> {
     let path = repo.join("adapters/ports.toml");
     let text = std::fs::read_to_string(&path).map_err(|e| {
         Error::Usage(format!(
@@ -96,16 +100,11 @@ fn read_all_ports(repo: &Path) -> Result<BTreeMap<String, PortSpec>, Error> {
             path.display()
         ))
     })?;
-    let file: PortsFile = toml::from_str(&text).map_err(|e| {
-        let problem = TomlProblem::of(&text, &e);
+    crate::toml_file::parse(&path, &text).map_err(|problem| {
         Error::Usage(format!(
-            "error reading `{}`: {}{} (hint: see the schema in adapters/PROTOCOL.md)",
-            path.display(),
-            problem.at_line(),
-            problem.message
+            "{problem} (hint: see the schema in adapters/PROTOCOL.md)"
         ))
-    })?;
-    Ok(file.ports)
+    })
 }
 
 /// What the user asked for one port.
@@ -128,23 +127,27 @@ impl PortRequest {
         }
     }
 
-    /// The request exactly as the user gave it, for reproduce lines: `--port NAME`,
-    /// `--port NAME@VERSION`, `--port NAME=PATH` or `--adapter NAME=COMMAND`.
+    /// The request exactly as the user gave it, as shell words for reproduce lines: `--port NAME`,
+    /// `--port NAME@VERSION`, `--port NAME=PATH` or `--adapter 'NAME=COMMAND'`. A version or a
+    /// path is shell-quoted; an adapter command is joined with shell quoting
+    /// ([`shell_words::join`]) and the whole `NAME=COMMAND` quoted again, so that the shell and
+    /// [`PortRequest::parse_adapter`] give back the same argument vector.
     pub fn as_given(&self) -> String {
         match self {
             PortRequest::Named {
                 name,
                 version: Some(version),
                 ..
-            } => format!("--port {name}@{version}"),
+            } => format!("--port {name}@{}", shell_word(version)),
             PortRequest::Named {
                 name,
                 path: Some(path),
                 ..
-            } => format!("--port {name}={}", path.display()),
+            } => format!("--port {name}={}", shell_word(&path.display().to_string())),
             PortRequest::Named { name, .. } => format!("--port {name}"),
             PortRequest::Command { name, argv } => {
-                format!("--adapter '{name}={}'", argv.join(" "))
+                let command = format!("{name}={}", shell_words::join(argv));
+                format!("--adapter {}", always_quoted(&command))
             }
         }
     }
@@ -168,12 +171,16 @@ impl PortRequest {
         })
     }
 
-    /// Parses an `--adapter NAME=COMMAND` value (the command split on whitespace).
+    /// Parses an `--adapter NAME=COMMAND` value. The command is split into words as a POSIX
+    /// shell would ([`shell_words::split`]): plain words split on whitespace, and quotes keep an
+    /// argument with spaces or quotes in it whole (`sh -c 'exec x "$@"'`).
     pub fn parse_adapter(text: &str) -> Result<PortRequest, String> {
         let (name, command) = text
             .split_once('=')
             .ok_or_else(|| format!("`{text}` is not NAME=COMMAND"))?;
-        let argv: Vec<String> = command.split_whitespace().map(str::to_owned).collect();
+        let argv = shell_words::split(command).map_err(|e| {
+            format!("`{text}`: the command does not split into words ({e}) (hint: quote as in a POSIX shell)")
+        })?;
         if argv.is_empty() {
             return Err(format!("`{text}` is not NAME=COMMAND"));
         }
@@ -187,6 +194,27 @@ impl PortRequest {
             name: name.to_owned(),
             argv,
         })
+    }
+}
+
+/// `text` as one single-quoted shell word, even when it would need no quotes (so an
+/// `--adapter` value always reads `'NAME=COMMAND'`).
+fn always_quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// `text` as one shell word: as it is when it holds only characters no shell treats specially
+/// (`[A-Za-z0-9._/@%+=:,-]`, not empty), else single-quoted. Stricter than
+/// [`shell_words::quote`], which leaves `{`, `}` and `!` (brace expansion, history) bare.
+pub fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._/@%+=:,-".contains(&b));
+    if plain {
+        text.to_owned()
+    } else {
+        always_quoted(text)
     }
 }
 
@@ -436,10 +464,7 @@ fn probe_and_set_up(
         let timeout = bounded::effective(SETUP_TIMEOUT);
         run_setup(name, &argv, &confined, (&dir, home), &env, spec, timeout)
     };
-    // The set-up command is part of the key: a changed ports.toml entry runs set-up again.
-    let key = |asked: &String, probes: &str| {
-        setup_memory::SetupKey::new(&format!("{asked}\n{}", spec.setup.join(" ")), probes)
-    };
+    let key = |asked: &String, probes: &str| setup_key(spec, asked, probes);
     let remember = |asked: &String, probes: &str, outcome: &Result<String, String>| {
         setup_memory::record(repo, name, &key(asked, probes), outcome);
     };
@@ -466,8 +491,14 @@ fn probe_and_set_up(
     })
 }
 
+/// What a remembered set-up outcome of `spec` holds for: the version asked for, the set-up
+/// command (a changed `ports.toml` entry runs set-up again) and the probes' output.
+pub(crate) fn setup_key(spec: &PortSpec, asked: &str, probes: &str) -> setup_memory::SetupKey {
+    setup_memory::SetupKey::new(&format!("{asked}\n{}", spec.setup.join(" ")), probes)
+}
+
 /// Runs every toolchain probe in order; their output together, or the first failure.
-fn probe_all(spec: &PortSpec) -> Result<String, String> {
+pub(crate) fn probe_all(spec: &PortSpec) -> Result<String, String> {
     let probe_timeout = bounded::effective(PROBE_TIMEOUT);
     let mut output = String::new();
     for probe in &spec.probe {
@@ -627,6 +658,30 @@ mod tests {
         }
         let adapter = PortRequest::parse_adapter("mine=./serve --fast").unwrap();
         assert_eq!(adapter.as_given(), "--adapter 'mine=./serve --fast'");
+        let spaced = PortRequest::parse_port("js=../my toolnexus").unwrap();
+        assert_eq!(spaced.as_given(), "--port js='../my toolnexus'");
+        let braces = PortRequest::parse_port("js=/src/{a,b}").unwrap();
+        assert_eq!(braces.as_given(), "--port js='/src/{a,b}'");
+    }
+
+    #[test]
+    fn an_adapter_command_splits_as_a_shell_would() {
+        let quoted = PortRequest::parse_adapter(r#"m=sh -c 'exec x "$@"' -- "a b""#).unwrap();
+        assert_eq!(
+            quoted,
+            PortRequest::Command {
+                name: "m".into(),
+                argv: ["sh", "-c", "exec x \"$@\"", "--", "a b"]
+                    .map(String::from)
+                    .to_vec(),
+            }
+        );
+        let plain = PortRequest::parse_adapter("m=  ./serve\t--fast  x ").unwrap();
+        assert!(
+            matches!(plain, PortRequest::Command { ref argv, .. } if argv == &["./serve", "--fast", "x"])
+        );
+        let error = PortRequest::parse_adapter("m=sh -c 'unclosed").unwrap_err();
+        assert!(error.contains("does not split into words"), "{error}");
     }
 
     #[test]

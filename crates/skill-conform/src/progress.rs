@@ -9,7 +9,7 @@
 //! other status is `ok`. Unavailable ports' trials are left out of both the listing and the
 //! matrix (their section gives the reason); `-- --list` still lists every trial.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::judge::{PortStatus, Results, Status};
 use crate::port::Resolved;
@@ -60,6 +60,47 @@ pub fn ran(port: &str, cases: usize, took: Duration) {
         if cases == 1 { "" } else { "s" },
         seconds(took)
     );
+}
+
+/// How often a running port says how far it got: a fast port (the whole suite in a second or
+/// two) prints no such line, a slow one (a JVM, a port under a hang budget) one line per period.
+pub const CASE_LINE_EVERY: Duration = Duration::from_secs(3);
+
+/// While a port runs its cases: `python: 37/144 cases` on stderr, at most once per
+/// [`CASE_LINE_EVERY`], never for the last case (the `… cases run in …` line says that).
+/// Plain lines rather than a redrawn bar: several ports run at once, and CI logs keep every
+/// line.
+pub struct CaseProgress {
+    port: String,
+    total: usize,
+    last: Instant,
+}
+
+impl CaseProgress {
+    /// A port about to run `total` trials (cases × passes).
+    pub fn new(port: &str, total: usize) -> CaseProgress {
+        CaseProgress {
+            port: port.to_owned(),
+            total,
+            last: Instant::now(),
+        }
+    }
+
+    /// `done` trials have an observation now.
+    pub fn update(&mut self, done: usize) {
+        if let Some(line) = self.line_at(done, Instant::now()) {
+            eprintln!("{line}");
+        }
+    }
+
+    /// The line to print at `now`, if one is due.
+    fn line_at(&mut self, done: usize, now: Instant) -> Option<String> {
+        if done >= self.total || now.duration_since(self.last) < CASE_LINE_EVERY {
+            return None;
+        }
+        self.last = now;
+        Some(format!("{}: {done}/{} cases", self.port, self.total))
+    }
 }
 
 /// `1.25s`: a duration as the terminal shows it.
@@ -113,6 +154,23 @@ mod tests {
     use super::*;
     use crate::case::CaseId;
     use crate::judge::{CaseInfo, PortInfo, Verdict};
+
+    #[test]
+    fn a_running_port_says_how_far_it_got_once_per_period_and_not_at_the_end() {
+        let mut progress = CaseProgress::new("python@0.18.1", 144);
+        let start = progress.last;
+        assert_eq!(progress.line_at(5, start + Duration::from_secs(1)), None);
+        assert_eq!(
+            progress
+                .line_at(37, start + CASE_LINE_EVERY + Duration::from_millis(1))
+                .as_deref(),
+            Some("python@0.18.1: 37/144 cases")
+        );
+        // The next line waits a whole period from the last one.
+        assert_eq!(progress.line_at(40, start + CASE_LINE_EVERY * 2), None);
+        assert!(progress.line_at(41, start + CASE_LINE_EVERY * 3).is_some());
+        assert_eq!(progress.line_at(144, start + CASE_LINE_EVERY * 9), None);
+    }
 
     #[test]
     fn set_up_progress_lines_are_shown_with_their_port_and_nothing_else() {

@@ -13,7 +13,10 @@
 //! `--repeat N` is the determinism check: each port runs the selected cases N times in its one
 //! session — pass 1 in plan order, passes 2..N each in a fresh shuffle ([`pass_orders`], ChaCha8
 //! seeded by `--seed S` or, without it, by the clock; the seed is printed on stderr so a failure
-//! can be replayed). [`judge::judge_repeats`] folds the passes into one verdict, which is
+//! can be replayed). Passes 2..N also build their sandboxes differently
+//! ([`crate::sandbox::placements`]): entries created in a seeded shuffled order, alternating
+//! `/dev/shm` and `/tmp`, so a port that follows directory read order shows up too.
+//! [`judge::judge_repeats`] folds the passes into one verdict, which is
 //! `nondeterministic` when the *normalised* outputs differ; raw replies that differ only in
 //! what normalisation removes (inventory order, `detail`) are listed under `repeat` in
 //! `report.json` and change no verdict.
@@ -30,8 +33,9 @@ use crate::case::CaseId;
 use crate::error::{Error, ExitCode};
 use crate::judge::expected::{draft_expected, ExpectedEntry};
 use crate::judge::{
-    self, judge_trial, stderr_text, CaseInfo, Evidence, FaultDetails, HelloFacts, Outcome,
-    PortInfo, PortStatus, RawDifference, RepeatInfo, Results, Status, TrialInput, Verdict,
+    self, judge_trial, stderr_text, CaseInfo, EntryOrder, Evidence, FaultDetails, HelloFacts,
+    Outcome, PassSandboxes, PortInfo, PortStatus, RawDifference, RepeatInfo, Results, Status,
+    TrialInput, Verdict,
 };
 use crate::normalize::compared_form;
 use crate::observe::{
@@ -41,6 +45,7 @@ use crate::observe::{
 use crate::plan::{plan_loads, Plan, PortPlan, Repeat};
 use crate::port::{self, PortRequest, REFERENCE};
 use crate::report::{self, Redactor};
+use crate::reproduce::Reproducer;
 use crate::session::Timeouts;
 
 /// One port's observation with the global indices of the cases it ran, and its closing session.
@@ -194,7 +199,8 @@ fn list_trials(plan: &Plan) {
     let _listed = libtest_mimic::run(&plan.libtest, trials);
 }
 
-/// Prints the shuffle seed on stderr when the case order is shuffled, so a run can be replayed.
+/// Prints the shuffle seed on stderr when the case order is shuffled, so a run can be replayed,
+/// and, with `--repeat`, where each pass makes its sandboxes.
 fn announce_seed(repeat: &Repeat) {
     if repeat.passes > 1 || repeat.shuffle {
         let (passes, seed) = (repeat.passes, repeat.seed);
@@ -202,6 +208,33 @@ fn announce_seed(repeat: &Repeat) {
         eprintln!(
             "skill-conform: case order shuffled with seed {seed} (replay: --repeat {passes}{shuffle} --seed {seed})"
         );
+    }
+    if repeat.passes > 1 {
+        let passes: Vec<String> = repeat
+            .placements
+            .iter()
+            .enumerate()
+            .map(|(pass, placement)| {
+                let shown = pass_sandboxes(placement);
+                let entries = match shown.entries {
+                    EntryOrder::Sorted => "entries sorted",
+                    EntryOrder::Shuffled => "entries shuffled",
+                };
+                format!("pass {} in {} ({entries})", pass + 1, shown.base)
+            })
+            .collect();
+        eprintln!("skill-conform: sandboxes: {}", passes.join(", "));
+    }
+}
+
+/// How a pass's placement is reported.
+fn pass_sandboxes(placement: &crate::sandbox::Placement) -> PassSandboxes {
+    PassSandboxes {
+        base: placement.base().display().to_string(),
+        entries: match placement.shuffle {
+            None => EntryOrder::Sorted,
+            Some(_) => EntryOrder::Shuffled,
+        },
     }
 }
 
@@ -325,14 +358,19 @@ fn observe_port(
         let sandboxes = build_sandboxes(
             owned.iter().map(|c| c.spec.clone()).collect(),
             run_order(&share.passes),
-            plan.observe.keep_sandbox,
+            (plan.observe.keep_sandbox, plan.repeat.placements.clone()),
         );
         let started = starter.join().expect("starting a port does not panic");
         let (observation, closing) =
             run_started_with(started, &owned, &share.passes, &plan.observe, sandboxes);
         let judged: Vec<&PlannedCase> = owned.iter().collect();
         crate::partial::update(|partial| {
-            judge_port(partial, &observation, &judged, &port.expected);
+            judge_port(
+                partial,
+                &observation,
+                &judged,
+                (&port.expected, &plan.reproduce),
+            );
         });
         if observation.trouble.is_none() {
             crate::progress::ran(&observation.name, owned.len(), began.elapsed());
@@ -355,19 +393,20 @@ fn judge_all(plan: &Plan, observed: &Observations) -> Results {
     let mut raw_differences = BTreeMap::new();
     for (observation, chosen) in &observed.ports {
         let chosen: Vec<&PlannedCase> = chosen.iter().map(|&g| &observed.cases[g]).collect();
-        let expected = plan
+        // The port as planned: its column is the observation's name (`python@0.18.1`).
+        let planned = plan
             .ports
             .iter()
-            .find(|port| port.column == observation.name)
-            .map_or(&[][..], |port| port.expected.as_slice());
-        let differences = judge_port(&mut results, observation, &chosen, expected);
-        let request = plan
-            .ports
-            .iter()
-            .map(|port| &port.request)
-            .find(|request| request.name() == observation.name);
-        if let (Some(info), Some(request)) = (results.ports.get_mut(&observation.name), request) {
-            info.origin = crate::origin::describe(request, &plan.specs);
+            .find(|port| port.column == observation.name);
+        let expected = planned.map_or(&[][..], |port| port.expected.as_slice());
+        let differences = judge_port(
+            &mut results,
+            observation,
+            &chosen,
+            (expected, &plan.reproduce),
+        );
+        if let (Some(info), Some(port)) = (results.ports.get_mut(&observation.name), planned) {
+            info.origin = crate::origin::describe(&port.request, &plan.specs);
         }
         if !differences.is_empty() {
             raw_differences.insert(observation.name.clone(), differences);
@@ -378,6 +417,7 @@ fn judge_all(plan: &Plan, observed: &Observations) -> Results {
             passes: plan.repeat.passes,
             seed: plan.repeat.seed,
             raw_differences,
+            sandboxes: plan.repeat.placements.iter().map(pass_sandboxes).collect(),
         });
     }
     results
@@ -479,10 +519,16 @@ fn judge_port(
     results: &mut Results,
     observation: &PortObservation,
     chosen: &[&PlannedCase],
-    expected: &[ExpectedEntry],
+    (expected, reproduce): (&[ExpectedEntry], &Reproducer),
 ) -> BTreeMap<CaseId, RawDifference> {
     let mut raw_differences = BTreeMap::new();
     let name = observation.name.as_str();
+    // Every verdict's reproduce line names the port as given, with what else decided it.
+    let insert = |results: &mut Results, id: &CaseId, mut verdict: Verdict| {
+        let repeated = verdict.status == Status::Nondeterministic;
+        verdict.evidence.repro = reproduce.trial(name, id, repeated);
+        results.insert(name, id.clone(), verdict);
+    };
     let mut info = PortInfo::available(name);
     if let Some(hello) = &observation.hello {
         info.hello = HelloFacts::of(hello);
@@ -495,7 +541,7 @@ fn judge_port(
             };
             for case in chosen {
                 let verdict = Verdict::unavailable(name, &case.spec.id, reason.clone());
-                results.insert(name, case.spec.id.clone(), verdict);
+                insert(results, &case.spec.id, verdict);
             }
         }
         Some(PortTrouble::Broken {
@@ -511,7 +557,7 @@ fn judge_port(
                 stderr_tail: evidence
                     .as_deref()
                     .and_then(|e| stderr_text(&e.stderr_tail)),
-                repro: format!("skill-conform run --port {name}"),
+                repro: reproduce.port(name),
                 ..Evidence::default()
             };
             info.status = PortStatus::Broken {
@@ -520,7 +566,7 @@ fn judge_port(
             for case in chosen {
                 let mut verdict = Verdict::broken(name, &case.spec.id, fault.clone());
                 verdict.evidence.reason = Some(what.clone());
-                results.insert(name, case.spec.id.clone(), verdict);
+                insert(results, &case.spec.id, verdict);
             }
         }
         None => {
@@ -532,13 +578,13 @@ fn judge_port(
                 if let Some(difference) = difference {
                     raw_differences.insert(id.clone(), difference);
                 }
-                results.insert(name, id.clone(), verdict);
+                insert(results, id, verdict);
             }
             if let Some(why) = given_up(observation) {
                 info.status = PortStatus::Broken {
                     evidence: Box::new(Evidence {
                         reason: Some(why.to_owned()),
-                        repro: format!("skill-conform run --port {name}"),
+                        repro: reproduce.port(name),
                         ..Evidence::default()
                     }),
                 };
@@ -604,13 +650,8 @@ fn judge_case(
             observed => judge_observed(name, case, observed, expected, observation),
         })
         .collect();
-    let mut verdict = judge::judge_repeats(verdicts).expect("one run at least");
+    let verdict = judge::judge_repeats(verdicts).expect("one run at least");
     if verdict.status == Status::Nondeterministic {
-        verdict.evidence.repro = format!(
-            "skill-conform run --port {name} --repeat {} -- --exact {}",
-            runs.len(),
-            trial_name(name, id)
-        );
         return Some((verdict, None));
     }
     let replies: Option<Vec<(&serde_json::Value, &[String])>> = runs
@@ -673,47 +714,4 @@ fn judge_observed(
         stderr_tail,
         duration_ms: duration.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
     })
-}
-
-/// `skill-conform ports`: every port with its status and reason, without starting adapters.
-pub fn ports(repo: &Path) -> Result<String, Error> {
-    let repo = &std::fs::canonicalize(repo).map_err(|e| {
-        Error::Usage(format!(
-            "repository `{}`: {e} (hint: pass --repo DIR)",
-            repo.display()
-        ))
-    })?;
-    let specs = port::read_ports(repo)?;
-    let home = crate::sandbox::plain_tempdir("skill-conform-home-")
-        .map_err(|e| Error::Usage(e.to_string()))?;
-    let mut out = String::new();
-    out.push_str(&format!(
-        "{:<10} {:<22} {:<9} {}\n",
-        "port", "language", "pinned", "status"
-    ));
-    out.push_str(&format!(
-        "{:<10} {:<22} {:<9} {}\n",
-        REFERENCE, "Rust (skill-ref)", "-", "available (built in)"
-    ));
-    for (name, spec) in &specs {
-        let request = PortRequest::Named {
-            name: name.clone(),
-            version: None,
-            path: None,
-        };
-        let status = match port::resolve(&request, &specs, repo, &home.1) {
-            port::Resolved::Ready { .. } => "available".to_owned(),
-            port::Resolved::Unavailable { reason, .. } => format!("unavailable: {reason}"),
-        };
-        let tested = if spec.tested {
-            ""
-        } else {
-            " (adapter untested)"
-        };
-        out.push_str(&format!(
-            "{name:<10} {:<22} {:<9} {status}{tested}\n",
-            spec.language, spec.version
-        ));
-    }
-    Ok(out)
 }

@@ -6,7 +6,8 @@
 //! 1. Creates `BASE/skill-conform-XXXXXX` whose canonical path has only `[A-Za-z0-9._/-]` (so a
 //!    root's raw and percent-encoded spellings are equal). The bases tried, in order
 //!    ([`sandbox_bases`]): `$TMPDIR` when it is set, else the memory-backed `/dev/shm`; then
-//!    `/tmp`. If none qualifies, [`SandboxError::NoPlainTempDir`].
+//!    `/tmp`. If none qualifies, [`SandboxError::NoPlainTempDir`]. (`run --repeat N` places
+//!    later passes elsewhere: [`Placement`].)
 //! 2. Copies the case directory except its `case.toml`, byte for byte, in sorted order. A symlink
 //!    or special file committed in the fixture tree is refused: links are made only by `links`.
 //! 3. Checks the copy: every directory lists exactly the names of its original. A
@@ -15,7 +16,9 @@
 //! 4. Applies `renames`, deepest path first, so nested renames name their original paths.
 //! 5. Applies `links` (missing parents created as directories; the target text is written as
 //!    is), then checks every link's target in the final tree: it must resolve inside the
-//!    sandbox, or be one of [`LINK_TARGETS_OUTSIDE_THE_CASE`] exactly.
+//!    sandbox, or be one of [`LINK_TARGETS_OUTSIDE_THE_CASE`] exactly. With
+//!    [`Placement::shuffle`], every directory's entries are then added again in a seeded
+//!    shuffled order (a filesystem that lists by creation lists them so).
 //! 6. Hands out the roots as `SANDBOX/<entry>`: the sandbox path is canonical, the entry is not
 //!    resolved, and a root that does not exist is handed out all the same.
 //! 7. Checks `unreadable`: each path must resolve to a regular file in the sandbox or to an
@@ -27,6 +30,9 @@
 //! or moved outside the sandbox and nothing outside it is read (except one byte of an allowed
 //! `/proc` entry). Every such refusal is a [`SandboxError::Refused`] naming the case and a
 //! [`Refusal`].
+//!
+//! [`Sandbox::check`] (in `sandbox/check.rs`) finds the same refusals and case errors over the
+//! fixture without copying it: planning checks every case that way.
 //!
 //! A broken case (a rename source that is missing, a link path that exists) is a
 //! [`SandboxError::Case`], never a panic. With `keep`, the directory outlives the sandbox value
@@ -40,6 +46,8 @@ use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
 use crate::case::{CaseId, CaseSpec, MANIFEST};
+
+mod check;
 
 /// The prefix of every sandbox directory's name.
 pub const PREFIX: &str = "skill-conform-";
@@ -137,15 +145,29 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
-    /// Builds the sandbox for `case` (see the module doc for the steps).
+    /// Builds the sandbox for `case` (see the module doc for the steps) in the first usable
+    /// of [`sandbox_bases`], its entries created in sorted order.
     pub fn prepare(case: &CaseSpec, keep: bool) -> Result<Sandbox, SandboxError> {
-        let (dir, path) = sandbox_tempdir(PREFIX)?;
+        Sandbox::prepare_in(case, keep, &Placement::default())
+    }
+
+    /// Builds the sandbox for `case` where and in the entry order `placement` says.
+    pub fn prepare_in(
+        case: &CaseSpec,
+        keep: bool,
+        placement: &Placement,
+    ) -> Result<Sandbox, SandboxError> {
+        let (dir, path) = plain_tempdir_in(PREFIX, &placement.bases)?;
         let registration = crate::interrupt::register_dir(&path);
         let mut vacuous = None;
         copy_dir(&case.dir, &path, Path::new(""), &mut vacuous).map_err(|e| e.in_case(case))?;
         apply_renames(case, &path)?;
         apply_links(case, &path)?;
         check_link_targets(case, &path)?;
+        if let Some((seed, pass)) = placement.shuffle {
+            let mut rng = entry_rng(seed, pass, &case.id);
+            readd_shuffled(&path, &mut rng).map_err(io_error("reordering", &path))?;
+        }
 
         let base = path
             .to_str()
@@ -195,6 +217,131 @@ impl Sandbox {
     pub fn is_kept(&self) -> bool {
         self.dir.is_none()
     }
+}
+
+/// Where one pass of a run makes its sandboxes, and in what order it creates each directory's
+/// entries. A filesystem lists a directory in its own order: ext4 by a hash of the names,
+/// tmpfs by creation. A port that lists entries as the filesystem returns them and never sorts
+/// gives output that follows that order; `run --repeat N` builds the passes after the first
+/// with their entries added in a seeded shuffled order, and alternates memory and disk where
+/// both are usable ([`placements`]), so such a port shows up `nondeterministic`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Placement {
+    /// The bases tried, best first.
+    pub bases: Vec<PathBuf>,
+    /// `None`: entries created in sorted order; `Some((seed, pass))`: every entry added again
+    /// in an order shuffled by ChaCha8 seeded from the run's seed, the pass and the case id (so
+    /// rerunning one case with the same `--seed` builds the same sandbox).
+    pub shuffle: Option<(u64, u32)>,
+}
+
+impl Default for Placement {
+    fn default() -> Placement {
+        Placement {
+            bases: sandbox_bases(),
+            shuffle: None,
+        }
+    }
+}
+
+impl Placement {
+    /// The base tried first, for reports.
+    pub fn base(&self) -> &Path {
+        self.bases
+            .first()
+            .map_or(Path::new("/tmp"), PathBuf::as_path)
+    }
+}
+
+/// The placement of each of `passes` passes: pass 1 as a single run places it
+/// ([`Placement::default`]); every later pass with its entries added in shuffled order and,
+/// when `TMPDIR` is not set and both `/dev/shm` and `/tmp` are usable directories on different
+/// filesystems, on the other one of the two in turn (`/dev/shm`, `/tmp`, `/dev/shm`, …). A `TMPDIR` the
+/// user set is the one base of every pass: it was chosen on purpose.
+pub fn placements(passes: u32, seed: u64) -> Vec<Placement> {
+    let tmpdir = std::env::var_os("TMPDIR").filter(|dir| !dir.is_empty());
+    let alternatives = match tmpdir {
+        Some(_) => vec![bases_for(tmpdir)],
+        None => alternating_bases(&[PathBuf::from("/dev/shm"), PathBuf::from("/tmp")]),
+    };
+    (0..passes.max(1))
+        .map(|pass| Placement {
+            bases: alternatives[pass as usize % alternatives.len()].clone(),
+            shuffle: (pass > 0).then_some((seed, pass)),
+        })
+        .collect()
+}
+
+/// One list of bases per usable candidate on its own filesystem, that candidate first and the
+/// others after it as fallbacks; the candidates as they are when fewer than two qualify.
+fn alternating_bases(candidates: &[PathBuf]) -> Vec<Vec<PathBuf>> {
+    use std::os::unix::fs::MetadataExt;
+    let mut devices = Vec::new();
+    let usable: Vec<&PathBuf> = candidates
+        .iter()
+        .filter(|base| {
+            let Ok(meta) = std::fs::metadata(base) else {
+                return false;
+            };
+            let writable = std::ffi::CString::new(base.as_os_str().as_encoded_bytes())
+                .is_ok_and(|c| unsafe { libc::access(c.as_ptr(), libc::W_OK) } == 0);
+            let new_device = !devices.contains(&meta.dev());
+            devices.push(meta.dev());
+            meta.is_dir() && writable && new_device
+        })
+        .collect();
+    if usable.len() < 2 {
+        return vec![candidates.to_vec()];
+    }
+    usable
+        .iter()
+        .map(|first| {
+            let rest = candidates.iter().filter(|other| other != first).cloned();
+            std::iter::once((*first).clone()).chain(rest).collect()
+        })
+        .collect()
+}
+
+/// The entry-order generator of one sandbox: ChaCha8 seeded with SHA-256 of the run's seed,
+/// the pass and the case id.
+fn entry_rng(seed: u64, pass: u32, case: &CaseId) -> rand_chacha::ChaCha8Rng {
+    use rand::SeedableRng;
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    hash.update(seed.to_le_bytes());
+    hash.update(pass.to_le_bytes());
+    hash.update(case.to_string().as_bytes());
+    rand_chacha::ChaCha8Rng::from_seed(hash.finalize().into())
+}
+
+/// Adds every entry of every directory below `dir` (links and renamed entries too) back to
+/// its directory in an order drawn from `rng`: each is renamed to a temporary name and back,
+/// which makes it the directory's newest entry. A filesystem that lists by creation (tmpfs)
+/// then lists the entries in that order; one that lists by a hash of the names (ext4) is
+/// unchanged. Symlinks are moved, never followed.
+fn readd_shuffled(dir: &Path, rng: &mut rand_chacha::ChaCha8Rng) -> io::Result<()> {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        names.push(entry?.file_name());
+    }
+    names.sort();
+    rand::seq::SliceRandom::shuffle(names.as_mut_slice(), rng);
+    let parked = dir.join(".skill-conform-reordering");
+    for name in &names {
+        let path = dir.join(name);
+        if std::fs::symlink_metadata(&parked).is_ok() {
+            break; // the fixture holds the temporary name: leave the order as it is
+        }
+        std::fs::rename(&path, &parked)?;
+        std::fs::rename(&parked, &path)?;
+    }
+    for name in &names {
+        let path = dir.join(name);
+        if std::fs::symlink_metadata(&path)?.is_dir() {
+            readd_shuffled(&path, rng)?;
+        }
+    }
+    Ok(())
 }
 
 /// Where sandboxes are made, best first: `$TMPDIR` when it is set (the user's choice), else
@@ -470,32 +617,59 @@ fn check_parents(
     Ok(())
 }
 
-fn apply_renames(case: &CaseSpec, sandbox: &Path) -> Result<(), SandboxError> {
+/// The case's renames, deepest first, so `a/dot-git/b/dot-git` is renamed before `a/dot-git`
+/// moves.
+fn renames_deepest_first(case: &CaseSpec) -> Vec<(&String, &String)> {
     let mut renames: Vec<(&String, &String)> = case.renames.iter().collect();
-    // Deepest first, so `a/dot-git/b/dot-git` is renamed before `a/dot-git` moves.
     renames.sort_by(|(a, _), (b, _)| {
         b.matches('/')
             .count()
             .cmp(&a.matches('/').count())
             .then(a.cmp(b))
     });
-    for (from, new_name) in renames {
-        check_parents(case, sandbox, from, false)?;
-        let source = sandbox.join(from);
-        if std::fs::symlink_metadata(&source).is_err() {
-            return Err(case_error(
+    renames
+}
+
+/// A `renames` or `links` entry the case's own tree does not allow (one wording for the sandbox
+/// and [`Sandbox::check`]).
+enum Unapplicable<'a> {
+    RenameSourceMissing { from: &'a str },
+    RenameTargetExists { from: &'a str, new_name: &'a str },
+    LinkPathExists { link: &'a str },
+}
+
+impl Unapplicable<'_> {
+    fn in_case(self, case: &CaseSpec) -> SandboxError {
+        match self {
+            Unapplicable::RenameSourceMissing { from } => case_error(
                 case,
                 format!("rename source `{from}` does not exist"),
                 "`renames` names paths as committed, relative to the case directory",
-            ));
-        }
-        let target = source.with_file_name(new_name);
-        if std::fs::symlink_metadata(&target).is_ok() {
-            return Err(case_error(
+            ),
+            Unapplicable::RenameTargetExists { from, new_name } => case_error(
                 case,
                 format!("renaming `{from}` to `{new_name}`: the target already exists"),
                 "remove the existing entry from the fixture, or rename to another name",
-            ));
+            ),
+            Unapplicable::LinkPathExists { link } => case_error(
+                case,
+                format!("link path `{link}` already exists"),
+                "`links` creates new entries; remove the committed one or pick another path",
+            ),
+        }
+    }
+}
+
+fn apply_renames(case: &CaseSpec, sandbox: &Path) -> Result<(), SandboxError> {
+    for (from, new_name) in renames_deepest_first(case) {
+        check_parents(case, sandbox, from, false)?;
+        let source = sandbox.join(from);
+        if std::fs::symlink_metadata(&source).is_err() {
+            return Err(Unapplicable::RenameSourceMissing { from }.in_case(case));
+        }
+        let target = source.with_file_name(new_name);
+        if std::fs::symlink_metadata(&target).is_ok() {
+            return Err(Unapplicable::RenameTargetExists { from, new_name }.in_case(case));
         }
         std::fs::rename(&source, &target).map_err(io_error("renaming", &source))?;
     }
@@ -507,11 +681,7 @@ fn apply_links(case: &CaseSpec, sandbox: &Path) -> Result<(), SandboxError> {
         check_parents(case, sandbox, link, true)?;
         let path = sandbox.join(link);
         if std::fs::symlink_metadata(&path).is_ok() {
-            return Err(case_error(
-                case,
-                format!("link path `{link}` already exists"),
-                "`links` creates new entries; remove the committed one or pick another path",
-            ));
+            return Err(Unapplicable::LinkPathExists { link }.in_case(case));
         }
         std::os::unix::fs::symlink(target, &path).map_err(io_error("creating", &path))?;
     }
@@ -525,19 +695,25 @@ fn check_link_targets(case: &CaseSpec, sandbox: &Path) -> Result<(), SandboxErro
         let mut parts = components(link);
         parts.pop();
         let dir: Vec<OsString> = parts.into_iter().map(OsString::from).collect();
-        match resolve(sandbox, dir, Path::new(target), &mut 0) {
-            Ok(_) => {}
-            Err(Escape::Outside) => {
-                let (link, target) = (link.clone(), target.clone());
-                return Err(refused(case, Refusal::TargetOutside { link, target }));
-            }
-            Err(Escape::TooManyLinks) => {
-                let path = link.clone();
-                return Err(refused(case, Refusal::TooManyLinks { path }));
-            }
-        }
+        let resolved = resolve(sandbox, dir, Path::new(target), &mut 0);
+        link_target_refusal(case, link, target, resolved)?;
     }
     Ok(())
+}
+
+/// The refusal of a link whose target resolved as `resolved`, if it escapes.
+fn link_target_refusal(
+    case: &CaseSpec,
+    link: &str,
+    target: &str,
+    resolved: Result<Resolved, Escape>,
+) -> Result<(), SandboxError> {
+    let (link, target) = (link.to_owned(), target.to_owned());
+    match resolved {
+        Ok(_) => Ok(()),
+        Err(Escape::Outside) => Err(refused(case, Refusal::TargetOutside { link, target })),
+        Err(Escape::TooManyLinks) => Err(refused(case, Refusal::TooManyLinks { path: link })),
+    }
 }
 
 /// Where a path in the sandbox leads.
@@ -566,6 +742,19 @@ fn resolve(
     path: &Path,
     hops: &mut u32,
 ) -> Result<Resolved, Escape> {
+    let read_link = |parts: &[OsString]| std::fs::read_link(below(sandbox, parts)).ok();
+    resolve_by(&read_link, dir, path, hops)
+}
+
+/// [`resolve`] with the links read by `read_link` (components below the sandbox to the link's
+/// target text, `None` for anything that is not a link): the real sandbox, or
+/// [`Sandbox::check`]'s tree.
+fn resolve_by(
+    read_link: &dyn Fn(&[OsString]) -> Option<PathBuf>,
+    dir: Vec<OsString>,
+    path: &Path,
+    hops: &mut u32,
+) -> Result<Resolved, Escape> {
     use std::path::Component;
     if path.is_absolute() {
         return LINK_TARGETS_OUTSIDE_THE_CASE
@@ -583,15 +772,16 @@ fn resolve(
                 current.pop().ok_or(Escape::Outside)?;
             }
             Component::Normal(name) => {
-                let Ok(text) = std::fs::read_link(below(sandbox, &current).join(name)) else {
-                    current.push(name.to_owned());
+                current.push(name.to_owned());
+                let Some(text) = read_link(&current) else {
                     continue;
                 };
+                current.pop();
                 *hops += 1;
                 if *hops > MAX_LINK_HOPS {
                     return Err(Escape::TooManyLinks);
                 }
-                match resolve(sandbox, current.clone(), &text, hops)? {
+                match resolve_by(read_link, current.clone(), &text, hops)? {
                     Resolved::Inside(parts) => current = parts,
                     allowed if rest.peek().is_none() => return Ok(allowed),
                     Resolved::Allowed(_) => return Err(Escape::Outside),
@@ -688,6 +878,25 @@ mod tests {
             paths(&["/scratch", "/tmp"])
         );
         assert_eq!(bases_for(Some("/tmp".into())), paths(&["/tmp"]));
+    }
+
+    #[test]
+    fn passes_alternate_only_between_usable_bases_on_different_filesystems() {
+        let paths = |list: &[&str]| list.iter().map(PathBuf::from).collect::<Vec<_>>();
+        let one = tempfile::tempdir().unwrap();
+        let other = one.path().join("same-filesystem");
+        std::fs::create_dir(&other).unwrap();
+        let same = [one.path().to_owned(), other];
+        assert_eq!(alternating_bases(&same), vec![same.to_vec()]);
+        let missing = paths(&["/nonexistent/a", "/tmp"]);
+        assert_eq!(alternating_bases(&missing), vec![missing.clone()]);
+        if Path::new("/dev/shm").is_dir() {
+            let both = paths(&["/dev/shm", "/tmp"]);
+            assert_eq!(
+                alternating_bases(&both),
+                vec![both.clone(), paths(&["/tmp", "/dev/shm"])]
+            );
+        }
     }
 
     #[test]

@@ -1,11 +1,16 @@
-//! A failed port set-up, remembered: the next run reports the port unavailable with the same
-//! reason at once instead of paying for the same failure again (an install that cannot reach its
-//! registry takes seconds every run).
+//! A port set-up's outcome, remembered. A failure: the next run reports the port unavailable
+//! with the same reason at once instead of paying for the same failure again (an install that
+//! cannot reach its registry takes seconds every run). A success: `skill-conform ports` can say
+//! `ready` without running set-up.
 //!
-//! The marker is `adapters/<port>/.cache/setup-failed` (the cache is never committed). It is
-//! keyed by the version asked for and the toolchain probes' output: install another toolchain,
-//! or ask for another version, and set-up runs again. A set-up that succeeds removes the marker,
-//! and `--retry-setup` ([`retry_every_setup`]) ignores it for one run.
+//! The failure marker is `adapters/<port>/.cache/setup-failed`, the success marker
+//! `adapters/<port>/.cache/setup-ok` (the cache is never committed). Both are keyed by the same
+//! [`SetupKey`]: the version asked for, the set-up command and the toolchain probes' output —
+//! install another toolchain, change the set-up command or ask for another version, and neither
+//! holds. The success marker lists one key per line, one per version set up (each port's cache
+//! keeps one install per version). A set-up that succeeds removes the failure marker and adds
+//! its key; one that fails writes the failure marker and removes its key.
+//! `--retry-setup` ([`retry_every_setup`]) ignores the failure marker for one run.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -47,6 +52,40 @@ pub fn marker_path(repo: &Path, port: &str) -> PathBuf {
         .join("setup-failed")
 }
 
+/// The success marker of `port` under `repo`: one [`SetupKey`] per line.
+pub fn success_path(repo: &Path, port: &str) -> PathBuf {
+    marker_path(repo, port).with_file_name("setup-ok")
+}
+
+/// The keys of the success marker, sorted (none when it cannot be read).
+fn succeeded_keys(repo: &Path, port: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(success_path(repo, port)).unwrap_or_default();
+    let mut keys: Vec<String> = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("key "))
+        .map(str::to_owned)
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+/// Whether a set-up of `port` for `key` succeeded and nothing failed for that key since.
+pub fn succeeded(repo: &Path, port: &str, key: &SetupKey) -> bool {
+    succeeded_keys(repo, port).contains(&key.0)
+}
+
+/// Writes the success marker with `keys` (removed when there are none).
+fn write_succeeded(repo: &Path, port: &str, keys: &[String]) {
+    let path = success_path(repo, port);
+    if keys.is_empty() {
+        let _ = std::fs::remove_file(&path);
+        return;
+    }
+    let text: String = keys.iter().map(|key| format!("key {key}\n")).collect();
+    let _ = std::fs::write(&path, text);
+}
+
 /// Whether a marker exists for `port` (and `--retry-setup` was not given): only then are the
 /// probes run before set-up, to compare their output with the marker's key.
 pub fn has_marker(repo: &Path, port: &str) -> bool {
@@ -58,6 +97,12 @@ pub fn recall(repo: &Path, port: &str, key: &SetupKey) -> Option<String> {
     if retrying() {
         return None;
     }
+    remembered_failure(repo, port, key)
+}
+
+/// The remembered failure of `port` for `key`, whether or not `--retry-setup` was given (what
+/// `skill-conform ports` reports).
+pub fn remembered_failure(repo: &Path, port: &str, key: &SetupKey) -> Option<String> {
     let path = marker_path(repo, port);
     let text = std::fs::read_to_string(&path).ok()?;
     let (first, reason) = text.split_once('\n')?;
@@ -70,21 +115,28 @@ pub fn recall(repo: &Path, port: &str, key: &SetupKey) -> Option<String> {
     })
 }
 
-/// Records the outcome of a set-up that ran: a failure writes the marker, a success removes it.
-/// The marker is a convenience: not being able to write it changes nothing else.
+/// Records the outcome of a set-up that ran: a failure writes the failure marker and takes its
+/// key out of the success marker; a success removes the failure marker and adds its key. The
+/// markers are a convenience: not being able to write them changes nothing else.
 pub fn record(repo: &Path, port: &str, key: &SetupKey, outcome: &Result<String, String>) {
     let path = marker_path(repo, port);
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let mut keys = succeeded_keys(repo, port);
     match outcome {
         Ok(_) => {
             let _ = std::fs::remove_file(&path);
+            if let Err(at) = keys.binary_search(&key.0) {
+                keys.insert(at, key.0.clone());
+            }
         }
         Err(reason) => {
-            if let Some(dir) = path.parent() {
-                let _ = std::fs::create_dir_all(dir);
-            }
             let _ = std::fs::write(&path, format!("key {}\n{reason}\n", key.0));
+            keys.retain(|kept| *kept != key.0);
         }
     }
+    write_succeeded(repo, port, &keys);
 }
 
 #[cfg(test)]
@@ -114,5 +166,35 @@ mod tests {
         record(repo.path(), "python", &key, &Ok("ready".into()));
         assert_eq!(recall(repo.path(), "python", &key), None);
         assert!(!has_marker(repo.path(), "python"));
+    }
+
+    #[test]
+    fn a_success_is_remembered_for_its_key_only_until_that_key_fails() {
+        let repo = tempfile::tempdir().unwrap();
+        let key = SetupKey::new("0.21.0", "Python 3.11.2\n");
+        let newer = SetupKey::new("0.22.0", "Python 3.11.2\n");
+        let other_python = SetupKey::new("0.21.0", "Python 3.12.1\n");
+        assert!(!succeeded(repo.path(), "python", &key));
+        record(repo.path(), "python", &key, &Ok("/venv/bin/python".into()));
+        record(
+            repo.path(),
+            "python",
+            &newer,
+            &Ok("/venv/bin/python".into()),
+        );
+        assert!(succeeded(repo.path(), "python", &key));
+        assert!(succeeded(repo.path(), "python", &newer));
+        assert!(!succeeded(repo.path(), "python", &other_python));
+        assert!(!succeeded(repo.path(), "js", &key));
+        record(repo.path(), "python", &key, &Err("pip: no network".into()));
+        assert!(!succeeded(repo.path(), "python", &key));
+        assert!(succeeded(repo.path(), "python", &newer));
+        record(
+            repo.path(),
+            "python",
+            &newer,
+            &Err("pip: no network".into()),
+        );
+        assert!(!success_path(repo.path(), "python").exists());
     }
 }

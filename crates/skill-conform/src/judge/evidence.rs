@@ -38,110 +38,46 @@ mod duration_field {
     }
 }
 
-/// The data of a session fault, flattened for the reports (see [`Fault`] for each meaning).
+/// A session fault as the reports carry it: the [`Fault`] itself, flattened (its `kind` and
+/// exactly that kind's data, so a timeout with an exit code cannot be written), its phase, and
+/// the failed restart after it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FaultDetails {
-    pub kind: FaultKind,
+    #[serde(flatten)]
+    pub fault: Fault,
     pub phase: Phase,
-    /// The offending line (or the partial line before stdout closed), cut by the session.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line: Option<String>,
-    /// The full length in bytes of the offending line (or of the oversized read).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub bytes: Option<u64>,
-    /// The byte cap an oversized line crossed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cap: Option<u64>,
-    /// The deadline that passed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub timeout_ms: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub exit_status: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub signal: Option<i32>,
-    /// The OS error of a failed spawn or write.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub os_error: Option<String>,
-    /// For a wrong case id: the id that was asked for.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub expected_case: Option<String>,
-    /// For a wrong case id: the reply's `case` (`None` when it had none).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub got_case: Option<Value>,
-    /// For a refused hello or a malformed reply: the problem, as the session serialises it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub problem: Option<Value>,
     /// The failed restart after this fault, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_failed: Option<Box<FaultDetails>>,
 }
 
 impl FaultDetails {
-    /// A fault of `kind` in `phase` with no further data (tests, and faults found outside a
-    /// session).
-    pub fn new(kind: FaultKind, phase: Phase) -> FaultDetails {
+    /// `fault` in `phase`, with no failed restart (tests, and faults found outside a session).
+    pub fn new(fault: Fault, phase: Phase) -> FaultDetails {
         FaultDetails {
-            kind,
+            fault,
             phase,
-            line: None,
-            bytes: None,
-            cap: None,
-            timeout_ms: None,
-            exit_status: None,
-            signal: None,
-            os_error: None,
-            expected_case: None,
-            got_case: None,
-            problem: None,
             restart_failed: None,
         }
+    }
+
+    /// Which kind of fault this is.
+    pub fn kind(&self) -> FaultKind {
+        self.fault.kind()
     }
 }
 
 impl From<&FaultEvidence> for FaultDetails {
     fn from(evidence: &FaultEvidence) -> FaultDetails {
-        let mut details = FaultDetails::new(evidence.fault.kind(), evidence.phase);
-        match &evidence.fault {
-            Fault::SpawnFailed { error } | Fault::WriteFailed { error } => {
-                details.os_error = Some(error.clone());
-            }
-            Fault::BadHandshake { reason } => details.problem = serde_json::to_value(reason).ok(),
-            Fault::Timeout { after } => {
-                details.timeout_ms = Some(u64::try_from(after.as_millis()).unwrap_or(u64::MAX));
-            }
-            Fault::Exited {
-                status,
-                signal,
-                partial,
-            } => {
-                details.exit_status = *status;
-                details.signal = *signal;
-                details.line = partial.clone();
-            }
-            Fault::NotJson { line, bytes } => {
-                details.line = Some(line.clone());
-                details.bytes = Some(*bytes as u64);
-            }
-            Fault::WrongCase { expected, got } => {
-                details.expected_case = Some(expected.clone());
-                details.got_case = got.clone();
-            }
-            Fault::BadReply { problem, line } => {
-                details.problem = serde_json::to_value(problem).ok();
-                details.line = Some(line.clone());
-            }
-            Fault::Oversize { bytes, cap } => {
-                details.bytes = Some(*bytes);
-                details.cap = Some(*cap);
-            }
-            Fault::Unsolicited { line } => details.line = Some(line.clone()),
+        FaultDetails {
+            fault: evidence.fault.clone(),
+            phase: evidence.phase,
+            restart_failed: evidence
+                .restart_failed
+                .as_deref()
+                .map(|restart| Box::new(FaultDetails::from(restart))),
         }
-        details.restart_failed = evidence
-            .restart_failed
-            .as_deref()
-            .map(|restart| Box::new(FaultDetails::from(restart)));
-        details
     }
 }
 
@@ -267,6 +203,53 @@ impl Verdict {
                 repro: repro_command(port, case),
                 ..Evidence::default()
             },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    use super::*;
+
+    /// Every kind as `report.json` has always written it (the flat form's field names): it
+    /// reads as that kind and writes back byte for byte.
+    #[test]
+    fn each_fault_kind_reads_and_writes_the_report_s_fields() {
+        let rows: [Value; 13] = [
+            json!({"kind": "spawn-failed", "osError": "no such file"}),
+            json!({"kind": "write-failed", "osError": "broken pipe"}),
+            json!({"kind": "timeout", "timeoutMs": 1500}),
+            json!({"kind": "exited", "exitStatus": 1}),
+            json!({"kind": "exited", "signal": 9, "line": "x"}),
+            json!({"kind": "not-json", "line": "x", "bytes": 3}),
+            json!({"kind": "wrong-case", "expectedCase": "g/c"}),
+            json!({"kind": "wrong-case", "expectedCase": "g/c", "gotCase": 7}),
+            json!({"kind": "bad-reply", "problem": "no-result-fields", "line": "x"}),
+            json!({"kind": "bad-reply", "problem": {"duplicate-key": {"key": "a"}}, "line": "x"}),
+            json!({"kind": "bad-handshake", "problem": {"problem": "not-json", "line": "x"}}),
+            json!({"kind": "oversize", "bytes": 10, "cap": 5}),
+            json!({"kind": "unsolicited", "line": "x"}),
+        ];
+        for mut row in rows {
+            row["phase"] = json!("run");
+            let read: FaultDetails = serde_json::from_value(row.clone()).unwrap();
+            assert_eq!(json!(read.kind()), row["kind"]);
+            assert_eq!(serde_json::to_value(&read).unwrap(), row);
+        }
+    }
+
+    /// A kind without its own data (here another kind's in its place) does not read: the type
+    /// has no timeout without a deadline. (A stray extra field is ignored, as serde does, so
+    /// older reports stay readable.)
+    #[test]
+    fn a_kind_without_its_own_data_does_not_read() {
+        for row in [
+            json!({"kind": "timeout", "phase": "run", "exitStatus": 1}),
+            json!({"kind": "not-json", "phase": "run", "timeoutMs": 5}),
+        ] {
+            assert!(serde_json::from_value::<FaultDetails>(row).is_err());
         }
     }
 }

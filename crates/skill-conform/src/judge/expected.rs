@@ -11,7 +11,9 @@
 //! ```
 //!
 //! - Nothing else is allowed: an unknown key, at the top or in an entry, is an error, and so is
-//!   a value of the wrong type. Every error names the file, the 1-based entry and the field.
+//!   a value of the wrong type (serde types read by [`crate::toml_file`]). Every error names the
+//!   file, the line, the 1-based entry and the field, on one line (a stale entry's hint, which
+//!   the reports show apart, on a second).
 //! - `cases` is matched like `--case`: `*` stays inside one segment, `**` crosses `/`.
 //! - `versions` is a [`semver::VersionReq`]. A port version with fewer than three parts
 //!   (`0.21`) is padded with zeros; an entry with `versions` never applies to a port whose version
@@ -30,12 +32,14 @@ use std::path::{Path, PathBuf};
 
 use globset::GlobMatcher;
 
-use crate::toml_error::TomlProblem;
 use semver::{Version, VersionReq};
+use serde::Deserialize;
+use toml::Spanned;
 
 use super::{Status, Verdict, FINGERPRINT_LEN};
 use crate::case::CaseId;
 use crate::error::ExitCode;
+use crate::toml_file::{self, Problem, Step, TomlProblem};
 
 /// The keys an entry may have, sorted (for messages).
 const FIELDS: [&str; 5] = ["cases", "fingerprint", "link", "reason", "versions"];
@@ -55,28 +59,38 @@ pub enum ExpectationError {
         line: Option<usize>,
         message: String,
     },
-    #[error("error in `{}`: key `{key}`: {message}\n(hint: the file holds only `[[divergence]]` tables)", path.display())]
+    #[error("error in `{}`: {}key `{key}`: {message} (hint: the file holds only `[[divergence]]` tables)", path.display(), at_line(*line))]
     TopLevel {
         path: PathBuf,
+        line: Option<usize>,
         key: String,
         message: String,
     },
-    #[error("error in `{}`: entry {entry}, field `{field}`: {message}\n(hint: {hint})", path.display())]
+    #[error("error in `{}`: {}entry {entry}, field `{field}`: {message} (hint: {hint})", path.display(), at_line(*line))]
     Field {
         path: PathBuf,
+        line: Option<usize>,
         /// 1-based.
         entry: usize,
         field: String,
         message: String,
         hint: String,
     },
-    #[error("error in `{}`: entry {entry}, field `cases`: `{glob}` matches no case in the fixture set\n(hint: fix the glob, or delete the entry if the case is gone)", path.display())]
+    #[error("error in `{}`: line {line}: entry {entry}, field `cases`: `{glob}` matches no case in the fixture set\n(hint: fix the glob, or delete the entry if the case is gone)", path.display())]
     NoMatch {
         path: PathBuf,
+        /// 1-based, of the entry's `cases`.
+        line: usize,
         /// 1-based.
         entry: usize,
         glob: String,
     },
+}
+
+/// `line N: ` (empty without a line).
+fn at_line(line: Option<usize>) -> String {
+    line.map(|line| format!("line {line}: "))
+        .unwrap_or_default()
 }
 
 impl ExpectationError {
@@ -96,6 +110,8 @@ pub struct ExpectedEntry {
     pub path: PathBuf,
     /// 1-based position among the file's entries.
     pub entry: usize,
+    /// 1-based line of the entry's `cases`.
+    pub line: usize,
     /// The case glob as written.
     pub cases: String,
     matcher: GlobMatcher,
@@ -109,6 +125,7 @@ impl PartialEq for ExpectedEntry {
     fn eq(&self, other: &Self) -> bool {
         self.path == other.path
             && self.entry == other.entry
+            && self.line == other.line
             && self.cases == other.cases
             && self.versions == other.versions
             && self.reason == other.reason
@@ -175,34 +192,95 @@ pub fn read_expected(path: &Path) -> Result<Vec<ExpectedEntry>, ExpectationError
     }
 }
 
+/// `adapters/<port>/expected.toml` exactly as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpectedFile {
+    #[serde(default)]
+    divergence: Vec<Divergence>,
+}
+
+/// One `[[divergence]]` table exactly as written; each value keeps its span for the checks
+/// serde cannot make (blank, not a glob, not a range, not a fingerprint, matching no case).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Divergence {
+    cases: Spanned<String>,
+    #[serde(default)]
+    versions: Option<Spanned<String>>,
+    reason: Spanned<String>,
+    #[serde(default)]
+    link: Option<Spanned<String>>,
+    #[serde(default)]
+    fingerprint: Option<Spanned<String>>,
+}
+
 /// Parses the text of `path` (see the module doc for the format).
 pub fn parse_expected(path: &Path, text: &str) -> Result<Vec<ExpectedEntry>, ExpectationError> {
-    let table: toml::Table = text.parse().map_err(|error: toml::de::Error| {
-        let problem = TomlProblem::of(text, &error);
-        ExpectationError::Syntax {
+    let file: ExpectedFile =
+        toml_file::parse(path, text).map_err(|problem| file_error(path, problem))?;
+    file.divergence
+        .into_iter()
+        .enumerate()
+        .map(|(index, divergence)| check_entry(path, text, index + 1, divergence))
+        .collect()
+}
+
+/// A [`TomlProblem`] of an `expected.toml` in this module's words: syntax, a top-level key, or
+/// an entry's field.
+fn file_error(path: &Path, problem: TomlProblem) -> ExpectationError {
+    let field_error =
+        |entry: usize, field: &str, message: String, hint: String| ExpectationError::Field {
             path: path.to_owned(),
             line: problem.line,
-            message: problem.message,
-        }
-    })?;
-    let top = |key: &str, message: &str| ExpectationError::TopLevel {
+            entry,
+            field: field.to_owned(),
+            message,
+            hint,
+        };
+    let top = |key: &str, message: String| ExpectationError::TopLevel {
         path: path.to_owned(),
+        line: problem.line,
         key: key.to_owned(),
-        message: message.to_owned(),
+        message,
     };
-    if let Some(key) = table.keys().find(|key| *key != "divergence") {
-        return Err(top(key, "unknown key"));
+    let valid = FIELDS.map(|field| format!("`{field}`")).join(", ");
+    match (&problem.problem, problem.path.as_slice()) {
+        (Problem::Syntax, _) => ExpectationError::Syntax {
+            path: path.to_owned(),
+            line: problem.line,
+            message: problem.message.clone(),
+        },
+        (Problem::UnknownField { name }, []) => top(name, "unknown key".into()),
+        (_, [Step::Key(_)]) => top("divergence", "is not an array of tables".into()),
+        (problem_kind, [Step::Key(_), Step::Index(index), rest @ ..]) => {
+            let entry = index + 1;
+            match (problem_kind, rest) {
+                (Problem::UnknownField { name }, _) => field_error(
+                    entry,
+                    name,
+                    "unknown field".into(),
+                    format!("valid fields are {valid}"),
+                ),
+                (Problem::MissingField { name }, _) => {
+                    field_error(entry, name, "is missing".into(), field_hint(name).into())
+                }
+                (_, [Step::Key(field), ..]) => field_error(
+                    entry,
+                    field,
+                    problem.message.clone(),
+                    field_hint(field).into(),
+                ),
+                _ => field_error(
+                    entry,
+                    "divergence",
+                    "is not a table".into(),
+                    "write each entry as a `[[divergence]]` table".into(),
+                ),
+            }
+        }
+        _ => top("divergence", problem.message.clone()),
     }
-    let Some(list) = table.get("divergence") else {
-        return Ok(Vec::new());
-    };
-    let toml::Value::Array(list) = list else {
-        return Err(top("divergence", "is not an array of tables"));
-    };
-    list.iter()
-        .enumerate()
-        .map(|(index, value)| parse_entry(path, index + 1, value))
-        .collect()
 }
 
 /// Whether `text` is a fingerprint: [`FINGERPRINT_LEN`] lower-case hex digits.
@@ -210,95 +288,72 @@ fn is_fingerprint(text: &str) -> bool {
     text.len() == FINGERPRINT_LEN && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
-/// The entry as a table with known fields only, or (field, message, hint).
-fn entry_table(value: &toml::Value) -> Result<&toml::Table, (String, String, String)> {
-    let toml::Value::Table(table) = value else {
-        return Err((
-            "divergence".into(),
-            "is not a table".into(),
-            "write each entry as a `[[divergence]]` table".into(),
-        ));
-    };
-    if let Some(key) = table.keys().find(|key| !FIELDS.contains(&key.as_str())) {
-        let valid = FIELDS.map(|field| format!("`{field}`")).join(", ");
-        return Err((
-            key.clone(),
-            "unknown field".into(),
-            format!("valid fields are {valid}"),
-        ));
-    }
-    Ok(table)
-}
-
-fn parse_entry(
+/// The checks of one entry serde cannot make, each error on the line of its value.
+fn check_entry(
     path: &Path,
+    text: &str,
     entry: usize,
-    value: &toml::Value,
+    divergence: Divergence,
 ) -> Result<ExpectedEntry, ExpectationError> {
-    let error = |field: &str, message: String, hint: String| ExpectationError::Field {
+    let bad = |field: &str, value: &Spanned<String>, message: String| ExpectationError::Field {
         path: path.to_owned(),
+        line: Some(toml_file::line_of(text, value.span().start)),
         entry,
         field: field.to_owned(),
         message,
-        hint,
+        hint: field_hint(field).into(),
     };
-    // An error whose hint is the field's own.
-    let bad = |field: &str, message: String| error(field, message, field_hint(field).into());
-    let table =
-        entry_table(value).map_err(|(field, message, hint)| error(&field, message, hint))?;
-    let string = |field: &str, required: bool| -> Result<Option<String>, ExpectationError> {
-        match table.get(field) {
-            None if required => Err(bad(field, "is missing".into())),
-            None => Ok(None),
-            Some(toml::Value::String(text)) if text.trim().is_empty() => {
-                Err(bad(field, "is blank".into()))
-            }
-            Some(toml::Value::String(text)) => Ok(Some(text.clone())),
-            Some(other) => Err(bad(
-                field,
-                format!("is of type `{}`, not a string", other.type_str()),
-            )),
+    let fields = [
+        ("cases", Some(&divergence.cases)),
+        ("versions", divergence.versions.as_ref()),
+        ("reason", Some(&divergence.reason)),
+        ("link", divergence.link.as_ref()),
+        ("fingerprint", divergence.fingerprint.as_ref()),
+    ];
+    for (field, value) in fields {
+        if let Some(value) = value.filter(|value| value.get_ref().trim().is_empty()) {
+            return Err(bad(field, value, "is blank".into()));
         }
-    };
-
-    let cases = string("cases", true)?.unwrap_or_default();
-    let matcher = crate::case::case_glob(&cases).map_err(|glob_error| {
-        bad(
-            "cases",
-            format!("`{cases}` is not a glob: {}", glob_error.kind()),
-        )
+    }
+    let cases = &divergence.cases;
+    let matcher = crate::case::case_glob(cases.get_ref()).map_err(|glob_error| {
+        let message = format!("`{}` is not a glob: {}", cases.get_ref(), glob_error.kind());
+        bad("cases", cases, message)
     })?;
-    let versions = string("versions", false)?
-        .map(|text| {
-            VersionReq::parse(&text).map_err(|semver_error| {
-                bad(
-                    "versions",
-                    format!("`{text}` is not a version range: {semver_error}"),
-                )
+    let versions = divergence
+        .versions
+        .as_ref()
+        .map(|range| {
+            VersionReq::parse(range.get_ref()).map_err(|semver_error| {
+                let message = format!(
+                    "`{}` is not a version range: {semver_error}",
+                    range.get_ref()
+                );
+                bad("versions", range, message)
             })
         })
         .transpose()?;
-    let reason = string("reason", true)?.unwrap_or_default();
-    let link = string("link", false)?;
-    let fingerprint = string("fingerprint", false)?;
-    if let Some(print) = fingerprint
-        .as_deref()
-        .filter(|print| !is_fingerprint(print))
+    if let Some(print) = divergence
+        .fingerprint
+        .as_ref()
+        .filter(|print| !is_fingerprint(print.get_ref()))
     {
-        return Err(bad(
-            "fingerprint",
-            format!("`{print}` is not {FINGERPRINT_LEN} lower-case hex digits"),
-        ));
+        let message = format!(
+            "`{}` is not {FINGERPRINT_LEN} lower-case hex digits",
+            print.get_ref()
+        );
+        return Err(bad("fingerprint", print, message));
     }
     Ok(ExpectedEntry {
         path: path.to_owned(),
         entry,
-        cases,
+        line: toml_file::line_of(text, cases.span().start),
+        cases: divergence.cases.into_inner(),
         matcher,
         versions,
-        reason,
-        link,
-        fingerprint,
+        reason: divergence.reason.into_inner(),
+        link: divergence.link.map(Spanned::into_inner),
+        fingerprint: divergence.fingerprint.map(Spanned::into_inner),
     })
 }
 
@@ -329,6 +384,7 @@ pub fn check_entries<'a>(
         })
         .map(|entry| ExpectationError::NoMatch {
             path: entry.path.clone(),
+            line: entry.line,
             entry: entry.entry,
             glob: entry.cases.clone(),
         })
@@ -474,38 +530,45 @@ reason = "other"
         );
         assert_eq!(
             unknown,
-            "error in `adapters/python/expected.toml`: entry 2, field `fingerprints`: unknown field\n\
+            "error in `adapters/python/expected.toml`: line 7: entry 2, field `fingerprints`: unknown field \
              (hint: valid fields are `cases`, `fingerprint`, `link`, `reason`, `versions`)"
         );
         let missing = message("[[divergence]]\ncases = \"a/*\"\n");
         assert!(
             missing.starts_with(
-                "error in `adapters/python/expected.toml`: entry 1, field `reason`: is missing"
+                "error in `adapters/python/expected.toml`: line 1: entry 1, field `reason`: is missing"
             ),
             "{missing}"
         );
         let wrong_type = message("[[divergence]]\ncases = 3\nreason = \"r\"\n");
         assert!(
-            wrong_type.contains("entry 1, field `cases`: is of type `integer`, not a string"),
+            wrong_type.contains(
+                "line 2: entry 1, field `cases`: invalid type: integer `3`, expected a string"
+            ),
             "{wrong_type}"
         );
         let blank = message("[[divergence]]\ncases = \"a/*\"\nreason = \"  \"\n");
-        assert!(blank.contains("field `reason`: is blank"), "{blank}");
+        assert!(
+            blank.contains("line 3: entry 1, field `reason`: is blank"),
+            "{blank}"
+        );
         let glob = message("[[divergence]]\ncases = \"a/[\"\nreason = \"r\"\n");
         assert!(
-            glob.contains("field `cases`: `a/[` is not a glob"),
+            glob.contains("line 2: entry 1, field `cases`: `a/[` is not a glob"),
             "{glob}"
         );
         let range =
             message("[[divergence]]\ncases = \"a/*\"\nreason = \"r\"\nversions = \"about 1\"\n");
         assert!(
-            range.contains("field `versions`: `about 1` is not a version range"),
+            range.contains("line 4: entry 1, field `versions`: `about 1` is not a version range"),
             "{range}"
         );
         let print =
             message("[[divergence]]\ncases = \"a/*\"\nreason = \"r\"\nfingerprint = \"ABC\"\n");
         assert!(
-            print.contains("field `fingerprint`: `ABC` is not 16 lower-case hex digits"),
+            print.contains(
+                "line 4: entry 1, field `fingerprint`: `ABC` is not 16 lower-case hex digits"
+            ),
             "{print}"
         );
     }
@@ -515,7 +578,7 @@ reason = "other"
         let top = message("divergences = []\n");
         assert!(
             top.starts_with(
-                "error in `adapters/python/expected.toml`: key `divergences`: unknown key"
+                "error in `adapters/python/expected.toml`: line 1: key `divergences`: unknown key"
             ),
             "{top}"
         );
@@ -542,7 +605,7 @@ reason = "other"
         assert_eq!(errors.len(), 1);
         assert_eq!(
             errors[0].to_string(),
-            "error in `adapters/python/expected.toml`: entry 2, field `cases`: `frontmatter/**` matches no case in the fixture set\n\
+            "error in `adapters/python/expected.toml`: line 10: entry 2, field `cases`: `frontmatter/**` matches no case in the fixture set\n\
              (hint: fix the glob, or delete the entry if the case is gone)"
         );
         assert_eq!(errors[0].exit_code(), ExitCode::Divergence);

@@ -51,6 +51,29 @@ pub struct RepeatInfo {
     /// Trials whose raw replies differed between passes only in what normalisation removes
     /// (their verdicts are unchanged), by port, then case.
     pub raw_differences: BTreeMap<PortId, BTreeMap<CaseId, RawDifference>>,
+    /// Where each pass made its sandboxes and in what order it created their entries, pass 1
+    /// first (absent in reports written before it was recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sandboxes: Vec<PassSandboxes>,
+}
+
+/// Where one pass of `--repeat` made its sandboxes (`crate::sandbox::Placement`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PassSandboxes {
+    /// The base directory tried first (`/dev/shm`, `/tmp`, or `TMPDIR`).
+    pub base: String,
+    /// The order each directory's entries were created in.
+    pub entries: EntryOrder,
+}
+
+/// The order a pass created its sandboxes' entries in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum EntryOrder {
+    Sorted,
+    /// Shuffled, seeded by the run's seed, the pass and the case id.
+    Shuffled,
 }
 
 /// How the raw replies of repeated runs of one trial differ when their compared forms do not.

@@ -76,7 +76,7 @@ fn fault_text(f: &FaultDetails) -> String {
     let word = |v: serde_json::Result<Value>| v.map(|v| text_of(&v)).unwrap_or_default();
     format!(
         "{} during {}",
-        word(serde_json::to_value(f.kind)),
+        word(serde_json::to_value(f.kind())),
         word(serde_json::to_value(f.phase))
     )
 }
@@ -131,8 +131,10 @@ fn brief_state(summary: &PortSummary) -> String {
 
 /// The cap an over-cap first reply crossed, if that is the port's fault.
 fn oversize(summary: &PortSummary) -> Option<u64> {
-    let fault = summary.fault.as_ref()?;
-    (fault.kind == crate::session::FaultKind::Oversize).then_some(fault.cap.unwrap_or(0))
+    match summary.fault.as_ref()?.fault {
+        crate::session::Fault::Oversize { cap, .. } => Some(cap),
+        _ => None,
+    }
 }
 
 /// One group of loads not compared, in words: `3 loads over the 16 MiB cap`.

@@ -19,7 +19,7 @@ use crate::judge::cluster::{self, Cluster, Note};
 use crate::judge::{
     ExpectedMatch, FaultDetails, PortInfo, PortStatus, Results, Status, Verdict, REFERENCE_PORT,
 };
-use crate::session::{FaultKind, Phase};
+use crate::session::{Fault, Phase};
 
 /// How many lines of an adapter's stderr a report shows (report.json keeps all it was given).
 pub const STDERR_LINES: usize = 20;
@@ -235,58 +235,65 @@ fn serde_name<T: serde::Serialize>(value: &T) -> String {
 pub fn fault_lines(fault: &FaultDetails, redactor: &Redactor, indent: &str) -> Vec<String> {
     let mut lines = vec![format!(
         "{indent}fault: {} (during {})",
-        serde_name(&fault.kind),
+        serde_name(&fault.kind()),
         serde_name(&fault.phase)
     )];
     let mut push = |line: String| lines.push(format!("{indent}  {line}"));
-    if let Some(ms) = fault.timeout_ms {
-        push(format!("deadline: {ms} ms"));
-    }
-    if let Some(status) = fault.exit_status {
-        push(format!("exit status: {status}"));
-    }
-    if let Some(signal) = fault.signal {
-        push(format!("signal: {signal}"));
-    }
-    if let Some(error) = &fault.os_error {
-        push(format!("os error: {}", redactor.text(error)));
-    }
-    if let Some(expected) = &fault.expected_case {
-        push(format!("asked for case: {expected}"));
-        push(format!(
-            "reply's case: {}",
-            fault
-                .got_case
-                .as_ref()
-                .map_or_else(|| "(none)".to_owned(), inline_value)
-        ));
-    }
-    if let Some(problem) = &fault.problem {
-        push(format!(
-            "problem: {}",
-            redactor.text(&inline_value(problem))
-        ));
-    }
-    if let (Some(bytes), Some(cap)) = (fault.bytes, fault.cap) {
-        push(format!(
-            "line: {bytes} bytes read, over the cap of {cap} bytes"
-        ));
-    }
-    if let Some(line) = &fault.line {
-        let size = match (fault.bytes, fault.cap) {
-            (Some(bytes), None) => format!(" ({bytes} bytes)"),
-            _ => String::new(),
-        };
-        push(format!(
+    let offending = |line: &str, size: String| {
+        format!(
             "offending line{size}: {}",
             redactor.text(&visible_line(line))
-        ));
+        )
+    };
+    match &fault.fault {
+        Fault::Timeout { after } => push(format!("deadline: {} ms", after.as_millis())),
+        Fault::Exited {
+            status,
+            signal,
+            partial,
+        } => {
+            if let Some(status) = status {
+                push(format!("exit status: {status}"));
+            }
+            if let Some(signal) = signal {
+                push(format!("signal: {signal}"));
+            }
+            if let Some(line) = partial {
+                push(offending(line, String::new()));
+            }
+        }
+        Fault::SpawnFailed { error } | Fault::WriteFailed { error } => {
+            push(format!("os error: {}", redactor.text(error)));
+        }
+        Fault::WrongCase { expected, got } => {
+            push(format!("asked for case: {expected}"));
+            let got = got
+                .as_ref()
+                .map_or_else(|| "(none)".to_owned(), inline_value);
+            push(format!("reply's case: {got}"));
+        }
+        Fault::BadHandshake { reason } => push(problem_line(reason, redactor)),
+        Fault::BadReply { problem, line } => {
+            push(problem_line(problem, redactor));
+            push(offending(line, String::new()));
+        }
+        Fault::Oversize { bytes, cap } => push(format!(
+            "line: {bytes} bytes read, over the cap of {cap} bytes"
+        )),
+        Fault::NotJson { line, bytes } => push(offending(line, format!(" ({bytes} bytes)"))),
+        Fault::Unsolicited { line } => push(offending(line, String::new())),
     }
     if let Some(restart) = &fault.restart_failed {
         lines.push(format!("{indent}  the restart failed too:"));
         lines.extend(fault_lines(restart, redactor, &format!("{indent}    ")));
     }
     lines
+}
+
+/// `problem: ` and a fault's problem as `report.json` writes it, inline.
+fn problem_line(problem: &impl serde::Serialize, redactor: &Redactor) -> String {
+    let value = serde_json::to_value(problem).unwrap_or(Value::Null);
+    format!("problem: {}", redactor.text(&inline_value(&value)))
 }
 
 /// The last [`STDERR_LINES`] lines of a stderr tail, each in the visible notation, with the
@@ -444,30 +451,23 @@ pub fn fault_summary(fault: &FaultDetails, redactor: &Redactor) -> String {
         Phase::Run => "",
         Phase::Bye => " after `bye`",
     };
-    let what = match fault.kind {
-        FaultKind::SpawnFailed => format!(
-            "the adapter could not be started: {}",
-            redactor.text(fault.os_error.as_deref().unwrap_or("?"))
-        ),
-        FaultKind::BadHandshake => "the hello reply was refused".to_owned(),
-        FaultKind::Timeout => match fault.timeout_ms {
-            Some(ms) => format!("no reply within {ms} ms"),
-            None => "no reply before the deadline".to_owned(),
-        },
-        FaultKind::Exited => match (fault.exit_status, fault.signal) {
+    let what = match &fault.fault {
+        Fault::SpawnFailed { error } => {
+            format!("the adapter could not be started: {}", redactor.text(error))
+        }
+        Fault::BadHandshake { .. } => "the hello reply was refused".to_owned(),
+        Fault::Timeout { after } => format!("no reply within {} ms", after.as_millis()),
+        Fault::Exited { status, signal, .. } => match (status, signal) {
             (_, Some(signal)) => format!("the adapter was killed by signal {signal}"),
             (Some(code), None) => format!("the adapter exited with status {code}"),
             (None, None) => "the adapter's stdout closed".to_owned(),
         },
-        FaultKind::NotJson => "a reply line is not JSON".to_owned(),
-        FaultKind::WrongCase => "the reply names another case".to_owned(),
-        FaultKind::BadReply => "the reply is not shaped like a run reply".to_owned(),
-        FaultKind::Oversize => match fault.cap {
-            Some(cap) => format!("a reply line exceeded the cap of {cap} bytes"),
-            None => "a reply line exceeded the byte cap".to_owned(),
-        },
-        FaultKind::Unsolicited => "a line arrived that no request asked for".to_owned(),
-        FaultKind::WriteFailed => "the request could not be written".to_owned(),
+        Fault::NotJson { .. } => "a reply line is not JSON".to_owned(),
+        Fault::WrongCase { .. } => "the reply names another case".to_owned(),
+        Fault::BadReply { .. } => "the reply is not shaped like a run reply".to_owned(),
+        Fault::Oversize { cap, .. } => format!("a reply line exceeded the cap of {cap} bytes"),
+        Fault::Unsolicited { .. } => "a line arrived that no request asked for".to_owned(),
+        Fault::WriteFailed { .. } => "the request could not be written".to_owned(),
     };
     format!("{what}{during}")
 }

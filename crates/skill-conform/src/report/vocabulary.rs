@@ -45,11 +45,16 @@ fn statuses(out: &mut String) {
     }
 }
 
-/// The tables of port states, run-level problems and exit codes.
+/// The tables of port states (in a run, and in `skill-conform ports`), run-level problems and
+/// exit codes.
 fn runs(out: &mut String) {
     out.push_str("\n| port state | exit code |\n|---|---|\n");
     for state in PortState::all() {
         let _ = writeln!(out, "| `{}` | {} |", state.word(), state.exit_effect());
+    }
+    out.push_str("\n| `skill-conform ports` state | meaning |\n|---|---|\n");
+    for state in crate::readiness::ReadinessState::all() {
+        let _ = writeln!(out, "| `{}` | {} |", state.word(), state.meaning());
     }
     out.push_str("\n| run-level problem | exit code |\n|---|---|\n");
     for problem in RunProblem::all() {
@@ -157,8 +162,12 @@ mod tests {
         for state in crate::corpus::PortState::all() {
             assert_eq!(serde_json::to_value(state).unwrap(), state.word());
         }
-        let fault: crate::judge::FaultDetails =
-            serde_json::from_value(serde_json::json!({"kind": "timeout", "phase": "run"})).unwrap();
+        let fault = crate::judge::FaultDetails::new(
+            crate::session::Fault::Timeout {
+                after: std::time::Duration::from_secs(1),
+            },
+            crate::session::Phase::Run,
+        );
         for why in [
             crate::corpus::NotComparedWhy::OverTheCap { cap: 1 },
             crate::corpus::NotComparedWhy::Fault { fault },

@@ -107,31 +107,89 @@ impl RunDiff {
     }
 }
 
-/// `PATH` itself, or `PATH/report.json` when `PATH` is a folder.
-fn report_path(path: &Path) -> PathBuf {
-    if path.is_dir() {
-        path.join("report.json")
-    } else {
-        path.to_owned()
+/// Where a run's reports are: a `report.json`, a folder holding one, or a folder of per-job
+/// folders each holding one (what the composite action's merge mode downloads:
+/// `skill-conform-report-<port>/report.json`), read as one run.
+fn report_paths(path: &Path) -> Vec<PathBuf> {
+    if !path.is_dir() {
+        return if path.exists() {
+            vec![path.to_owned()]
+        } else {
+            Vec::new()
+        };
     }
+    if path.join("report.json").is_file() {
+        return vec![path.join("report.json")];
+    }
+    let mut jobs: Vec<PathBuf> = std::fs::read_dir(path)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .map(|entry| entry.path().join("report.json"))
+        .filter(|report| report.is_file())
+        .collect();
+    jobs.sort();
+    jobs
 }
 
-/// Reads both reports and compares them; a missing base is [`RunDiff::NoBase`], a missing or
-/// unreadable new report (or an unreadable base) a usage error naming the file.
+/// The run at `path` ([`report_paths`]), several jobs' reports combined into one; `None` when
+/// there is no report there.
+fn read_run(path: &Path) -> Result<Option<Report>, Error> {
+    let mut reports = report_paths(path)
+        .into_iter()
+        .map(|file| format::read(&file).map(|report| (file, report)));
+    let Some(first) = reports.next() else {
+        return Ok(None);
+    };
+    let (_, mut run) = first?;
+    for next in reports {
+        let (file, report) = next?;
+        combine(&mut run, report).map_err(|port| {
+            Error::Usage(format!(
+                "port `{port}` appears in more than one report (second: `{}`) (hint: one report per port job)",
+                file.display()
+            ))
+        })?;
+    }
+    Ok(Some(run))
+}
+
+/// Adds one job's report to the run: its ports, cases and trials; the reference, which runs in
+/// every job, keeps the first job's record. `Err(port)` when another port is already known.
+fn combine(run: &mut Report, report: Report) -> Result<(), PortId> {
+    for (port, entry) in report.ports {
+        if run.ports.contains_key(&port) {
+            if port != crate::port::REFERENCE {
+                return Err(port);
+            }
+            continue;
+        }
+        if let Some(trials) = report.trials.get(&port) {
+            run.trials.insert(port.clone(), trials.clone());
+        }
+        run.ports.insert(port, entry);
+    }
+    for (case, info) in report.cases {
+        run.cases.entry(case).or_insert(info);
+    }
+    run.expectation_errors.extend(report.expectation_errors);
+    Ok(())
+}
+
+/// Reads both runs ([`read_run`]) and compares them; a missing base is [`RunDiff::NoBase`], a
+/// missing or unreadable new report (or an unreadable base) a usage error naming the file.
 pub fn diff_paths(base: &Path, new: &Path) -> Result<RunDiff, Error> {
-    let base_path = report_path(base);
-    let new_path = report_path(new);
-    if !new_path.is_file() {
+    let Some(new_report) = read_run(new)? else {
         return Err(Error::Usage(format!(
             "no report at `{}` (hint: pass the report.json, or the report folder, of the new run)",
-            new_path.display()
+            new.display()
         )));
-    }
-    if !base_path.exists() {
-        return Ok(RunDiff::NoBase { base: base_path });
-    }
-    let base_report = format::read(&base_path)?;
-    let new_report = format::read(&new_path)?;
+    };
+    let Some(base_report) = read_run(base)? else {
+        return Ok(RunDiff::NoBase {
+            base: base.to_owned(),
+        });
+    };
     Ok(RunDiff::Compared {
         transitions: diff(&base_report, &new_report),
     })

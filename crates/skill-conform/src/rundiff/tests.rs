@@ -236,3 +236,80 @@ fn other_status_changes_and_new_ports_are_said() {
         ]
     );
 }
+
+/// `report` with python renamed to `port`.
+fn report_of(port: &str, version: &str, cases: &[(&str, bool, Option<&str>, Status)]) -> Report {
+    let mut report = report(version, cases);
+    let mut entry = report.ports.remove("python").unwrap();
+    entry.name = port.into();
+    report.ports.insert(port.into(), entry);
+    let trials = report.trials.remove("python").unwrap_or_default();
+    report.trials.insert(port.into(), trials);
+    report
+}
+
+/// Writes each report as `DIR/skill-conform-report-<port>/report.json`, as the action's merge
+/// mode downloads them.
+fn job_folders(dir: &Path, reports: &[(&str, Report)]) {
+    for (port, report) in reports {
+        let job = dir.join(format!("skill-conform-report-{port}"));
+        std::fs::create_dir_all(&job).unwrap();
+        std::fs::write(
+            job.join("report.json"),
+            serde_json::to_string(report).unwrap(),
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn folders_of_job_reports_are_compared_as_one_run_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let (base, new) = (dir.path().join("base"), dir.path().join("new"));
+    let case = |status| [("g/a", true, Some("A"), status)];
+    job_folders(
+        &base,
+        &[
+            ("js", report_of("js", "1", &case(Status::Pass))),
+            ("python", report_of("python", "1", &case(Status::Fail))),
+        ],
+    );
+    job_folders(
+        &new,
+        &[
+            ("js", report_of("js", "1", &case(Status::Fail))),
+            ("python", report_of("python", "1", &case(Status::Pass))),
+        ],
+    );
+    // Besides the jobs' folders, the merge job's own files and the base folder sit there.
+    std::fs::create_dir_all(new.join("base")).unwrap();
+    std::fs::write(new.join("matrix.md"), "x").unwrap();
+    let RunDiff::Compared { transitions } = diff_paths(&base, &new).unwrap() else {
+        panic!("both runs are there");
+    };
+    let kinds: Vec<_> = transitions
+        .iter()
+        .map(|t| (t.kind, t.port.as_deref().map(str::to_owned)))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (Kind::Regression, Some("js".to_owned())),
+            (Kind::Fixed, Some("python".to_owned()))
+        ]
+    );
+    // One port in two jobs' reports is refused, naming the second file.
+    job_folders(&new, &[("python-again", report_of("python", "1", &[]))]);
+    let error = diff_paths(&base, &new).unwrap_err().to_string();
+    assert!(
+        error.contains("skill-conform-report-python-again/report.json"),
+        "{error}"
+    );
+    // A folder with no report in it is no base.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    assert!(matches!(
+        diff_paths(&empty, &new.join("skill-conform-report-js")).unwrap(),
+        RunDiff::NoBase { .. }
+    ));
+}

@@ -13,37 +13,52 @@ use serde_json::Value;
 use super::protocol::ReplyProblem;
 
 /// One thing an adapter process did wrong (or that went wrong starting it). The one fault
-/// taxonomy: [`FaultKind`] is its fieldless twin (generated), and the report's
-/// `FaultDetails` carries its data.
-#[derive(Clone, Debug, PartialEq, Serialize, strum::EnumDiscriminants)]
+/// taxonomy: [`FaultKind`] is its fieldless twin (generated), and it is the report's form too —
+/// `FaultDetails` flattens it beside the phase, so each kind carries exactly its own data
+/// (`kind` is the tag; the field names are `report.json`'s).
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, strum::EnumDiscriminants,
+)]
 #[strum_discriminants(
     name(FaultKind),
     derive(PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema),
     serde(rename_all = "kebab-case"),
     doc = "A fieldless name for each [`Fault`] variant (generated from it), for the judge's status mapping and the report."
 )]
-#[serde(tag = "fault", rename_all = "kebab-case")]
+#[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Fault {
     /// The adapter could not be started at all (missing program, bad cwd, …).
     SpawnFailed {
         /// The OS error, as the OS words it.
+        #[serde(rename = "osError")]
         error: String,
     },
     /// The hello reply arrived but is not an acceptable hello.
-    BadHandshake { reason: HandshakeProblem },
+    BadHandshake {
+        #[serde(rename = "problem")]
+        reason: HandshakeProblem,
+    },
     /// No reply line before the deadline.
     Timeout {
         /// The deadline that passed.
-        #[serde(rename = "afterMs", serialize_with = "as_millis")]
+        #[serde(rename = "timeoutMs", with = "millis")]
+        #[schemars(with = "u64")]
         after: Duration,
     },
     /// The adapter's stdout closed (it exited or crashed) before a full reply line.
     Exited {
         /// Exit code, if it exited normally.
+        #[serde(
+            rename = "exitStatus",
+            default,
+            skip_serializing_if = "Option::is_none"
+        )]
         status: Option<i32>,
         /// Signal number, if a signal ended it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         signal: Option<i32>,
         /// Bytes written after the last newline before stdout closed (cut to ~2 KiB).
+        #[serde(rename = "line", default, skip_serializing_if = "Option::is_none")]
         partial: Option<String>,
     },
     /// The reply line is not JSON (or not UTF-8).
@@ -55,8 +70,11 @@ pub enum Fault {
     },
     /// The reply's `case` is missing or is not the request's case id.
     WrongCase {
+        /// The case id that was asked for.
+        #[serde(rename = "expectedCase")]
         expected: String,
-        /// `None` when the reply has no `case` field.
+        /// The reply's `case`; `None` when the reply has no `case` field.
+        #[serde(rename = "gotCase", default, skip_serializing_if = "Option::is_none")]
         got: Option<Value>,
     },
     /// The reply is JSON but not shaped like a run reply.
@@ -69,6 +87,7 @@ pub enum Fault {
     Oversize {
         /// Bytes of the line read before giving up (more than `cap`).
         bytes: u64,
+        /// The byte cap the line crossed.
         cap: u64,
     },
     /// A stdout line arrived while no request was waiting for one.
@@ -77,11 +96,15 @@ pub enum Fault {
         line: String,
     },
     /// The request could not be written to the adapter's stdin although it had not exited.
-    WriteFailed { error: String },
+    WriteFailed {
+        /// The OS error, as the OS words it.
+        #[serde(rename = "osError")]
+        error: String,
+    },
 }
 
 /// Why a hello reply was refused.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "problem", rename_all = "kebab-case")]
 pub enum HandshakeProblem {
     /// The reply line is not JSON.
@@ -141,8 +164,19 @@ pub struct FaultEvidence {
     pub restart_failed: Option<Box<FaultEvidence>>,
 }
 
-fn as_millis<S: serde::Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_u64(u64::try_from(duration.as_millis()).unwrap_or(u64::MAX))
+/// A [`Duration`] as whole milliseconds.
+mod millis {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u64(u64::try_from(duration.as_millis()).unwrap_or(u64::MAX))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
+        u64::deserialize(deserializer).map(Duration::from_millis)
+    }
 }
 
 #[cfg(test)]
@@ -157,7 +191,7 @@ mod tests {
         };
         assert_eq!(
             serde_json::to_value(&timeout).unwrap(),
-            json!({"fault":"timeout","afterMs":1500})
+            json!({"kind":"timeout","timeoutMs":1500})
         );
         assert_eq!(timeout.kind(), FaultKind::Timeout);
         let handshake = Fault::BadHandshake {
@@ -168,8 +202,8 @@ mod tests {
         };
         assert_eq!(
             serde_json::to_value(&handshake).unwrap(),
-            json!({"fault":"bad-handshake",
-                   "reason":{"problem":"wrong-protocol","expected":1,"got":99}})
+            json!({"kind":"bad-handshake",
+                   "problem":{"problem":"wrong-protocol","expected":1,"got":99}})
         );
     }
 }

@@ -173,7 +173,7 @@ pub fn protocol_schema() -> Value {
 }
 
 /// Why a run reply that parsed as JSON is still not a reply.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ReplyProblem {
     /// The line is JSON but not an object.

@@ -50,20 +50,11 @@ pub struct ToolSpec {
     pub cache_env: BTreeMap<String, String>,
 }
 
-/// `adapters/ports.toml` seen from here: only the `tools` tables.
-#[derive(Debug, Deserialize)]
-struct ToolsFile {
-    #[serde(default)]
-    tools: BTreeMap<String, ToolSpec>,
-}
-
-/// Reads the writing tool's table from `adapters/ports.toml` under `repo`.
+/// Reads the writing tool's table from `adapters/ports.toml` under `repo` (read whole, the
+/// one way [`crate::port`] reads it).
 pub fn read_spec(repo: &Path) -> Result<ToolSpec, String> {
     let path = repo.join("adapters/ports.toml");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-    let file: ToolsFile = toml::from_str(&text)
-        .map_err(|e| format!("cannot read `{}`: {}", path.display(), e.message()))?;
+    let file = crate::port::read_ports_file(repo).map_err(|error| error.to_string())?;
     file.tools.get(TOOL).cloned().ok_or_else(|| {
         format!(
             "`{}` has no [tools.{TOOL}] table (hint: see adapters/claude-code/README.md)",

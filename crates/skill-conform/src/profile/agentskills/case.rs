@@ -91,10 +91,10 @@ pub fn discover(fixtures: &Path) -> Result<Vec<AsCase>, Error> {
             let path = dir.join(crate::case::MANIFEST);
             let text = std::fs::read_to_string(&path)
                 .map_err(|e| usage(&path, e, "add a case.toml (summary, pinned, rules)"))?;
-            let manifest: AsManifest = toml::from_str(&text).map_err(|e| {
+            let manifest: AsManifest = crate::toml_file::parse(&path, &text).map_err(|problem| {
                 usage(
                     &path,
-                    e.message(),
+                    problem.what(),
                     "fields are summary, pinned, rules and hazards (conformance-fixtures/agentskills/README.md)",
                 )
             })?;

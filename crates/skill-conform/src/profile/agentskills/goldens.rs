@@ -63,19 +63,6 @@ pub fn golden_path(goldens: &Path, id: &CaseId) -> PathBuf {
     goldens.join(id.group()).join(format!("{}.json", id.case()))
 }
 
-/// Every file under the profile's golden directory, sorted.
-fn present(goldens: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = walkdir::WalkDir::new(goldens)
-        .sort_by_file_name()
-        .into_iter()
-        .flatten()
-        .filter(|e| e.file_type().is_file())
-        .map(|e| e.into_path())
-        .collect();
-    files.sort();
-    files
-}
-
 /// What is stale, missing or orphaned in `goldens/agentskills/`, one line each (paths relative
 /// to `repo`); empty when fresh.
 pub fn check(repo: &Path) -> Result<Vec<String>, Error> {
@@ -90,7 +77,7 @@ pub fn check(repo: &Path) -> Result<Vec<String>, Error> {
         }
     }
     let goldens = Profile::Agentskills.goldens(repo);
-    for path in present(&goldens) {
+    for path in crate::goldens::profile_files(&goldens, Profile::Agentskills) {
         if !expected.files.contains_key(&path) {
             problems.push(format!("orphaned golden (no such case): {}", rel(&path)));
         }
@@ -105,7 +92,7 @@ pub fn write(repo: &Path) -> Result<Vec<String>, Error> {
     let rel = |p: &Path| p.strip_prefix(repo).unwrap_or(p).display().to_string();
     let io = |what: &str, path: &Path, e| Error::io(format!("{what} `{}`", path.display()), e);
     let mut lines = Vec::new();
-    for path in present(&goldens) {
+    for path in crate::goldens::profile_files(&goldens, Profile::Agentskills) {
         if !expected.files.contains_key(&path) {
             fs::remove_file(&path).map_err(|e| io("removing", &path, e))?;
             lines.push(format!("removed {}", rel(&path)));

@@ -11,9 +11,7 @@ use std::path::{Path, PathBuf};
 use skill_conform::goldens::{self, Layout};
 use skill_conform::goldens_review::changelog_problem;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use crate::common::repo;
 
 /// Copies a tree, keeping symlinks as symlinks.
 fn copy_tree(from: &Path, to: &Path) {

@@ -4,6 +4,8 @@
 //! artifact pair, played by a folder: upload-artifact copies `path` to `<store>/<name>`,
 //! download-artifact copies every stored artifact matching `pattern` to `<path>/<name>`.
 //! One job per port in mode `run`, then one job in mode `merge`; the merged matrix is checked.
+//! A pull request's merge job also finds the base branch's run (`gh`, played by a stub that
+//! answers with a run id) and downloads that run's artifacts (`run-id`: a folder of stored runs).
 //!
 //! By default the ports are two stand-ins (the reference served as an adapter, no network).
 //! `SKILL_CONFORM_ACTION_PORT=python` runs the real python port instead (`.ci/run` does).
@@ -13,6 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde::Deserialize;
+
+use crate::common::{copy_tree, pinned_case_count, repo};
 
 #[derive(Deserialize)]
 struct Action {
@@ -47,10 +51,6 @@ struct Step {
     with: BTreeMap<String, String>,
 }
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn action_text() -> String {
     std::fs::read_to_string(repo().join("action.yml")).expect("action.yml exists")
 }
@@ -61,6 +61,12 @@ struct Workflow {
     action_path: PathBuf,
     store: PathBuf,
     bin: PathBuf,
+    /// `push` or `pull_request`.
+    event: &'static str,
+    /// Earlier runs' artifact stores, by run id (`<runs>/<id>/<artifact>`).
+    runs: PathBuf,
+    /// A folder with the `gh` stub, first on `PATH`.
+    gh_dir: PathBuf,
 }
 
 /// One job: a fresh workspace, the inputs, the step outputs so far, what was skipped.
@@ -109,6 +115,11 @@ impl<'w> Job<'w> {
                 .unwrap_or_default(),
             ["github", "action_path"] => self.workflow.action_path.display().to_string(),
             ["github", "action_ref" | "action_repository"] => String::new(),
+            ["github", "event_name"] => self.workflow.event.to_owned(),
+            ["github", "token"] => "token-of-the-test".to_owned(),
+            ["github", "repository"] => "toolnexus/toolnexus".to_owned(),
+            ["github", "workflow"] => "conformance".to_owned(),
+            ["github", "base_ref"] => "main".to_owned(),
             ["runner", "os"] => "Linux".to_owned(),
             ["runner", "arch"] => "X64".to_owned(),
             _ => panic!("the test does not know the expression `{expr}`"),
@@ -127,7 +138,8 @@ impl<'w> Job<'w> {
         out + rest
     }
 
-    /// `if:` conditions: terms joined by `&&`, each `always()` or `EXPR == 'literal'`.
+    /// `if:` conditions: terms joined by `&&`, each `always()`, `EXPR == 'literal'` or
+    /// `EXPR != 'literal'`.
     fn holds(&self, condition: &Option<String>) -> bool {
         let Some(condition) = condition else {
             return self.failed_step.is_none();
@@ -138,8 +150,14 @@ impl<'w> Job<'w> {
                 always = true;
                 return true;
             }
-            let (lhs, rhs) = term.split_once("==").expect("a == comparison");
-            self.expression(lhs.trim()) == rhs.trim().trim_matches('\'')
+            let (lhs, rhs, equal) = match term.split_once("!=") {
+                Some((lhs, rhs)) => (lhs, rhs, false),
+                None => {
+                    let (lhs, rhs) = term.split_once("==").expect("a == or != comparison");
+                    (lhs, rhs, true)
+                }
+            };
+            (self.expression(lhs.trim()) == rhs.trim().trim_matches('\'')) == equal
         });
         all && (always || self.failed_step.is_none())
     }
@@ -167,10 +185,19 @@ impl<'w> Job<'w> {
             assert!(!target.exists(), "artifact {} uploaded twice", with("name"));
             copy_tree(Path::new(&with("path")), &target);
         } else if uses.starts_with("actions/download-artifact@") {
+            // With `run-id`, another run's artifacts; without, this run's.
+            let run_id = with("run-id");
+            let store = &match run_id.is_empty() {
+                true => store.clone(),
+                false => self.workflow.runs.join(&run_id),
+            };
+            let Ok(stored) = std::fs::read_dir(store) else {
+                return; // no such run: the step fails, and it may (continue-on-error).
+            };
             let pattern = globset::Glob::new(&with("pattern"))
                 .unwrap()
                 .compile_matcher();
-            for entry in std::fs::read_dir(store).unwrap() {
+            for entry in stored {
                 let name = entry.unwrap().file_name();
                 if pattern.is_match(&name) {
                     copy_tree(&store.join(&name), &Path::new(&with("path")).join(&name));
@@ -199,7 +226,8 @@ impl<'w> Job<'w> {
             .env("GITHUB_WORKSPACE", &self.workspace)
             .env("GITHUB_ACTION_PATH", &self.workflow.action_path)
             .env("RUNNER_TEMP", self.workspace.join("../runner_temp"))
-            .env("SKILL_CONFORM_BIN", &self.workflow.bin);
+            .env("SKILL_CONFORM_BIN", &self.workflow.bin)
+            .env("PATH", path_with(&self.workflow.gh_dir));
         for (key, value) in &step.env {
             command.env(key, self.substitute(value));
         }
@@ -223,20 +251,33 @@ impl<'w> Job<'w> {
     }
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from).sort_by_file_name() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
+/// `PATH` with `dir` first.
+fn path_with(dir: &Path) -> std::ffi::OsString {
+    let mut paths = vec![dir.to_owned()];
+    paths.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::join_paths(paths).unwrap()
+}
+
+/// A `gh` that answers `gh run list …` with `run_id` (nothing: no run) and logs its arguments.
+fn gh_stub(dir: &Path, run_id: Option<&str>) -> PathBuf {
+    let gh_dir = dir.join("gh-stub");
+    std::fs::create_dir_all(&gh_dir).unwrap();
+    let script = format!(
+        "#!/bin/sh\necho \"$*\" >>{log:?}\necho '{}'\n",
+        run_id.unwrap_or(""),
+        log = gh_dir.join("calls.log")
+    );
+    let gh = gh_dir.join("gh");
+    std::fs::write(&gh, script).unwrap();
+    std::fs::set_permissions(&gh, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    gh_dir
 }
 
 /// A repository for the action to run in: this one's cases and goldens, and a ports.toml whose
-/// ports are the reference served as an adapter under other names.
+/// ports are the reference served as an adapter under other names (`port:MUTANT` serves that
+/// mutant of the reference instead).
 fn stand_in_repo(dir: &Path, ports: &[&str], bin: &Path) -> PathBuf {
     let root = dir.join("action");
     for folder in ["conformance-fixtures", "goldens"] {
@@ -245,9 +286,13 @@ fn stand_in_repo(dir: &Path, ports: &[&str], bin: &Path) -> PathBuf {
     std::fs::copy(repo().join("Cargo.lock"), root.join("Cargo.lock")).unwrap();
     let mut toml = String::new();
     for port in ports {
+        let (port, mutant) = match port.split_once(':') {
+            Some((port, mutant)) => (port, format!(", \"--mutant\", {mutant:?}")),
+            None => (*port, String::new()),
+        };
         toml += &format!(
             "[ports.{port}]\nlanguage = \"stand-in\"\nprobe = []\nsetup = [\"sh\", \"-c\", \"echo {{version}}\"]\n\
-             run = [{bin:?}, \"adapter\", \"--reference\"]\nversion = \"1.0.0\"\ncache_env = {{}}\ntested = true\n\n"
+             run = [{bin:?}, \"adapter\", \"--reference\"{mutant}]\nversion = \"1.0.0\"\ncache_env = {{}}\ntested = true\n\n"
         );
     }
     std::fs::create_dir_all(root.join("adapters/lib")).unwrap();
@@ -255,45 +300,152 @@ fn stand_in_repo(dir: &Path, ports: &[&str], bin: &Path) -> PathBuf {
     root
 }
 
-/// What one workflow run left: each port job's summary and skipped `uses:`, the merge job.
+/// What one workflow run left: each port job's summary and skipped `uses:`, the merge job,
+/// and the run's artifact store (kept while this lives).
 struct Outcome {
     port_summaries: Vec<String>,
     port_skipped: Vec<Vec<String>>,
+    port_failed: Vec<Option<String>>,
     merge_failed: Option<String>,
     merge_summary: String,
+    /// The merge job's `gh` calls, one line each.
+    gh_calls: String,
+    dir: tempfile::TempDir,
 }
 
-/// Runs one job per port in mode `run`, then one in mode `merge`, with `action_yml` as the action.
+impl Outcome {
+    fn store(&self) -> PathBuf {
+        self.dir.path().join("artifacts")
+    }
+}
+
+/// The base branch's run a pull request compares with: the id `gh` answers (`None`: no run)
+/// and that run's artifact store.
+struct Base<'a> {
+    run_id: Option<&'a str>,
+    store: Option<&'a Path>,
+}
+
+/// Runs one job per port in mode `run`, then one in mode `merge`, with `action_yml` as the
+/// action, as a push.
 fn run_workflow(action_yml: &str, ports: &[&str], real_repo: bool) -> Outcome {
+    let outcome = run_workflow_on("push", None, action_yml, ports, real_repo);
+    assert_eq!(outcome.gh_calls, "", "a push compares with nothing");
+    for (port, failed) in ports.iter().zip(&outcome.port_failed) {
+        assert_eq!(failed, &None, "the {port} job failed");
+    }
+    outcome
+}
+
+/// [`run_workflow`] on `event`; a pull request's merge job finds `base`.
+fn run_workflow_on(
+    event: &'static str,
+    base: Option<Base<'_>>,
+    action_yml: &str,
+    ports: &[&str],
+    real_repo: bool,
+) -> Outcome {
     let dir = tempfile::tempdir().unwrap();
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_skill-conform"));
     let action_path = match real_repo {
         true => repo().canonicalize().unwrap(),
         false => stand_in_repo(dir.path(), ports, &bin),
     };
+    let base = base.unwrap_or(Base {
+        run_id: None,
+        store: None,
+    });
+    let runs = dir.path().join("runs");
+    if let (Some(id), Some(store)) = (base.run_id, base.store) {
+        copy_tree(store, &runs.join(id));
+    }
     let workflow = Workflow {
         action: serde_yaml_ng::from_str(action_yml).expect("action.yml parses"),
         action_path,
         store: dir.path().join("artifacts"),
         bin,
+        event,
+        runs,
+        gh_dir: gh_stub(dir.path(), base.run_id),
     };
     std::fs::create_dir_all(&workflow.store).unwrap();
-    let (mut port_summaries, mut port_skipped) = (Vec::new(), Vec::new());
-    for port in ports {
+    let (mut port_summaries, mut port_skipped, mut port_failed) =
+        (Vec::new(), Vec::new(), Vec::new());
+    for port in ports.iter().map(|p| p.split(':').next().unwrap()) {
         let job_dir = dir.path().join(format!("job-{port}"));
         let job = Job::new(&workflow, &job_dir, &[("port", port)]).run();
-        assert_eq!(job.failed_step, None, "the {port} job failed");
+        port_failed.push(job.failed_step);
         port_summaries.push(std::fs::read_to_string(&job.summary).unwrap());
         port_skipped.push(job.skipped_uses);
     }
     let merge_dir = dir.path().join("job-merge");
     let merge = Job::new(&workflow, &merge_dir, &[("mode", "merge")]).run();
+    let gh_calls = std::fs::read_to_string(workflow.gh_dir.join("calls.log")).unwrap_or_default();
     Outcome {
         port_summaries,
         port_skipped,
+        port_failed,
         merge_failed: merge.failed_step,
         merge_summary: std::fs::read_to_string(&merge.summary).unwrap_or_default(),
+        gh_calls,
+        dir,
     }
+}
+
+#[test]
+fn a_pull_requests_merge_job_puts_the_diff_against_the_base_run_first() {
+    let base = run_workflow(&action_text(), &["standin-a", "standin-b"], false);
+    // The pull request breaks standin-b: its job fails, and the matrix job says it regressed.
+    let pull = run_workflow_on(
+        "pull_request",
+        Some(Base {
+            run_id: Some("4242"),
+            store: Some(&base.store()),
+        }),
+        &action_text(),
+        &["standin-a", "standin-b:keep-hash-tail"],
+        false,
+    );
+    assert_eq!(pull.port_failed[0], None);
+    assert!(pull.port_failed[1].is_some(), "the broken port's job fails");
+    assert!(
+        pull.gh_calls.contains("run list --repo toolnexus/toolnexus --workflow conformance --branch main --event push --status success"),
+        "{}",
+        pull.gh_calls
+    );
+    let summary = &pull.merge_summary;
+    assert!(summary.starts_with("## skill-conform diff\n"), "{summary}");
+    assert!(
+        summary.contains("| regression | standin-b | frontmatter/hash-inline | ok | FAIL |"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("# skill-conform: cross-port matrix\n"),
+        "{summary}"
+    );
+    assert_eq!(
+        pull.merge_failed.as_deref(),
+        Some("merge the reports into one matrix")
+    );
+    // The first pull request: no base run yet. Said at the top, not failed.
+    let first = run_workflow_on(
+        "pull_request",
+        Some(Base {
+            run_id: None,
+            store: None,
+        }),
+        &action_text(),
+        &["standin-a"],
+        false,
+    );
+    assert_eq!(first.merge_failed, None);
+    assert!(
+        first
+            .merge_summary
+            .starts_with("## skill-conform diff\n\nno base report at "),
+        "{}",
+        first.merge_summary
+    );
 }
 
 #[test]
@@ -305,7 +457,7 @@ fn each_port_job_reports_and_the_merge_job_builds_one_matrix() {
         &["standin-a", "standin-b"]
     };
     let outcome = run_workflow(&action_text(), ports, python);
-    let pinned = pinned_cases();
+    let pinned = pinned_case_count();
     for (port, summary) in ports.iter().zip(&outcome.port_summaries) {
         assert!(
             summary.contains(&format!("**{port}** {pinned}/{pinned}")),
@@ -357,19 +509,4 @@ fn renaming_the_artifact_on_either_side_breaks_the_merge() {
             "renaming the artifact on the {side} side went unnoticed"
         );
     }
-}
-
-/// How many pinned cases the fixtures hold (every port passes them all here).
-fn pinned_cases() -> usize {
-    // The toolnexus profile's cases: conformance-fixtures/agentskills/ is another profile's.
-    let other_profile = repo().join("conformance-fixtures/agentskills");
-    walkdir::WalkDir::new(repo().join("conformance-fixtures"))
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_name() == "case.toml" && !e.path().starts_with(&other_profile))
-        .filter(|e| {
-            let text = std::fs::read_to_string(e.path()).unwrap();
-            text.lines().any(|l| l.replace(' ', "") == "pinned=true")
-        })
-        .count()
 }

@@ -128,7 +128,10 @@ fn interrupt_helper_with(signals: &[i32], hang: bool) -> Outcome {
     let hook_file = hook.path().join("partial-report");
     let mut command = Command::new(std::env::current_exe().unwrap());
     command
-        .args(["--exact", "helper_holding_a_group_and_directories"])
+        .args([
+            "--exact",
+            "interrupt::helper_holding_a_group_and_directories",
+        ])
         .args(["--nocapture", "--test-threads", "1"])
         .env(HELPER_ENV, &hook_file)
         .stdout(Stdio::piped());

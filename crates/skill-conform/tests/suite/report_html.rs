@@ -9,15 +9,14 @@
 
 use std::path::Path;
 
-mod common;
-use common::{chromium, headless};
+use crate::common::{chromium, headless};
 
 use skill_conform::case::CaseId;
 use skill_conform::judge::{
     CaseInfo, Evidence, FaultDetails, PortInfo, PortStatus, Results, Status, Verdict,
 };
 use skill_conform::report::{html, write_reports, Redactor};
-use skill_conform::session::{FaultKind, Phase};
+use skill_conform::session::{Fault, Phase};
 
 const HOSTILE_STDERR: &str = "Traceback\n<script>alert('stderr')</script>\n";
 const HOSTILE_ERROR: &str = "<img src=x onerror=alert('error')>";
@@ -37,7 +36,14 @@ fn verdict(status: Status, case: &CaseId) -> Verdict {
         evidence.adapter_error = Some(HOSTILE_ERROR.to_owned());
     }
     if status == Status::Crash {
-        evidence.fault = Some(FaultDetails::new(FaultKind::Exited, Phase::Run));
+        evidence.fault = Some(FaultDetails::new(
+            Fault::Exited {
+                status: None,
+                signal: None,
+                partial: None,
+            },
+            Phase::Run,
+        ));
     }
     Verdict { status, evidence }
 }

@@ -6,8 +6,7 @@
 //! Without chromium the browser test prints a line and passes, unless
 //! `SKILL_CONFORM_REQUIRE_CHROMIUM=1` (CI), which turns absence into a failure.
 
-mod common;
-use common::{chromium, headless};
+use crate::common::{chromium, headless};
 
 use serde_json::{json, Value};
 use skill_conform::corpus::{analyse, write_report, LoadAnswers, PortResult, PortRun};

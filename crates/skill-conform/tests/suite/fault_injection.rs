@@ -92,11 +92,15 @@ fn each_fault_gets_its_own_status_and_spares_the_other_ports() {
     for file in ["report.json", "junit.xml", "summary.md", "matrix.txt"] {
         assert!(dir.path().join(file).is_file(), "{file} written");
     }
-    // The stderr tail and a reproduction command travel with the failure.
+    // The stderr tail and a reproduction command travel with the failure; the command names
+    // the adapter as given and the repository (not the current directory).
+    let hang = args.iter().find(|arg| arg.starts_with("f-hang=")).unwrap();
+    let repo = repo().canonicalize().unwrap();
     assert!(
-        stdout.contains(
-            "reproduce: skill-conform run --port f-hang -- --exact f-hang::frontmatter/plain"
-        ),
+        stdout.contains(&format!(
+            "reproduce: skill-conform run --adapter '{hang}' --repo {} -- --exact f-hang::frontmatter/plain",
+            repo.display()
+        )),
         "{stdout}"
     );
     assert!(

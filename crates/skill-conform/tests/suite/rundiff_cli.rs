@@ -2,23 +2,11 @@
 //! a verdict that breaks with the golden unchanged is a regression (exit 1) and with the golden
 //! moved is `spec moved` (exit 0); Markdown and JSON land in the files asked for.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
 use serde_json::Value;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn skill_conform(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skill-conform"))
-        .args(args)
-        .current_dir(repo())
-        .env_remove("CI")
-        .output()
-        .expect("skill-conform runs")
-}
+use crate::common::skill_conform;
 
 fn run_reference(dir: &Path) {
     let out = skill_conform(&[

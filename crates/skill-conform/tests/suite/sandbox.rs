@@ -254,3 +254,65 @@ fn a_sandbox_is_registered_for_interruption_until_dropped_unless_kept() {
     );
     fs::remove_dir_all(kept.path()).unwrap();
 }
+
+/// `--repeat`'s later passes add every entry again in a shuffled order (links and renamed
+/// entries too): the tree is the same, names, bytes and link targets; only the order a
+/// filesystem that lists by creation (tmpfs) gives changes.
+#[test]
+fn a_shuffled_placement_changes_the_listing_order_and_nothing_else() {
+    use skill_conform::sandbox::Placement;
+    use skill_conform::tamper::digest_tree;
+    let fixtures = tempfile::tempdir().unwrap();
+    let dir = fixtures.path().join("g/c");
+    for name in ["a", "b", "c", "d", "e", "f", "dot-git"] {
+        write(&dir.join(format!("skills/{name}/SKILL.md")), name);
+    }
+    let extra =
+        "links = { \"skills/0alias\" = \"a\" }\nrenames = { \"skills/dot-git\" = \".git\" }\n";
+    let spec = case(&dir, extra);
+    let memory = Path::new("/dev/shm");
+    let bases = if memory.is_dir() {
+        vec![memory.to_owned()]
+    } else {
+        vec![std::env::temp_dir()]
+    };
+    let sorted = Sandbox::prepare_in(
+        &spec,
+        false,
+        &Placement {
+            bases: bases.clone(),
+            shuffle: None,
+        },
+    )
+    .unwrap();
+    let listing = |sandbox: &Sandbox| -> Vec<String> {
+        fs::read_dir(sandbox.path().join("skills"))
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+            .collect()
+    };
+    let mut orders = std::collections::BTreeSet::new();
+    for pass in 1..=4 {
+        let placement = Placement {
+            bases: bases.clone(),
+            shuffle: Some((7, pass)),
+        };
+        let shuffled = Sandbox::prepare_in(&spec, false, &placement).unwrap();
+        let (a, b) = (
+            digest_tree(sorted.path()).unwrap(),
+            digest_tree(shuffled.path()).unwrap(),
+        );
+        assert!(a.diff(&b).is_empty(), "pass {pass}:\n{}", a.diff(&b));
+        assert!(shuffled.vacuous().is_none());
+        orders.insert(listing(&shuffled));
+        // The same seed, pass and case give the same order.
+        assert_eq!(
+            listing(&Sandbox::prepare_in(&spec, false, &placement).unwrap()),
+            listing(&shuffled)
+        );
+    }
+    if bases[0] == memory {
+        orders.insert(listing(&sorted));
+        assert!(orders.len() > 2, "tmpfs lists by creation: {orders:?}");
+    }
+}

@@ -15,7 +15,7 @@ use skill_conform::report::model::{trial_details, Model, Trial};
 use skill_conform::report::{
     json as json_report, junit, markdown, terminal, write_reports, Redactor,
 };
-use skill_conform::session::{Fault, FaultEvidence, FaultKind, Phase, StderrTail};
+use skill_conform::session::{Fault, FaultEvidence, HandshakeProblem, Phase, StderrTail};
 use skill_ref::canonical::to_canonical_string;
 
 const SANDBOX_DIR: &str = "/tmp/skill-conform-sandbox.Xy12";
@@ -103,8 +103,14 @@ fn reply(normalized: Value, case: &CaseId) -> Outcome {
     }
 }
 
-fn fault(kind: FaultKind, phase: Phase) -> FaultDetails {
-    FaultDetails::new(kind, phase)
+fn fault(fault: Fault, phase: Phase) -> FaultDetails {
+    FaultDetails::new(fault, phase)
+}
+
+fn timeout(ms: u64) -> Fault {
+    Fault::Timeout {
+        after: std::time::Duration::from_millis(ms),
+    }
 }
 
 fn expected_entries() -> Vec<ExpectedEntry> {
@@ -190,14 +196,18 @@ fn one_case_per_status() -> Results {
                 Some("Traceback (most recent call last):\n  File \"adapter.py\", line 40\nScannerError\n"),
             ),
             Status::Timeout => {
-                let mut details = fault(FaultKind::Timeout, Phase::Run);
-                details.timeout_ms = Some(10_000);
+                let details = fault(timeout(10_000), Phase::Run);
                 judged("python", &case, pinned, Outcome::Fault(details), &[], Some("loading...\n"))
             }
             Status::Crash => {
-                let mut details = fault(FaultKind::Exited, Phase::Run);
-                details.signal = Some(11);
-                details.line = Some("{\"case\":\"status/cr".into());
+                let details = fault(
+                    Fault::Exited {
+                        status: None,
+                        signal: Some(11),
+                        partial: Some("{\"case\":\"status/cr".into()),
+                    },
+                    Phase::Run,
+                );
                 judged("python", &case, pinned, Outcome::Fault(details), &[], Some("Segmentation fault\n"))
             }
             Status::ProtocolError => {
@@ -214,8 +224,12 @@ fn one_case_per_status() -> Results {
                 judged("python", &case, pinned, Outcome::Fault(details), &[], None)
             }
             Status::Broken => {
-                let mut details = fault(FaultKind::BadHandshake, Phase::Handshake);
-                details.problem = Some(json!({"problem": "wrong-protocol", "expected": 1, "got": 2}));
+                let details = fault(
+                    Fault::BadHandshake {
+                        reason: HandshakeProblem::WrongProtocol { expected: 1, got: 2 },
+                    },
+                    Phase::Handshake,
+                );
                 judged("python", &case, pinned, Outcome::Fault(details), &[], None)
             }
             Status::Unavailable => Verdict::unavailable("python", &case, "`python3` not found on PATH"),
@@ -269,6 +283,7 @@ fn stale_entry(port: &str) -> ExpectationProblem {
         port: port.to_owned(),
         message: ExpectationError::NoMatch {
             path: format!("{REPO_DIR}/adapters/{port}/expected.toml").into(),
+            line: 9,
             entry: 2,
             glob: "hazards/gone-*".into(),
         }
@@ -372,8 +387,7 @@ fn fixed_run(reverse: bool) -> Results {
     }));
     steps.push(Box::new(|results: &mut Results| {
         let mut info = PortInfo::available("elixir");
-        let mut details = fault(FaultKind::Timeout, Phase::Handshake);
-        details.timeout_ms = Some(120_000);
+        let details = fault(timeout(120_000), Phase::Handshake);
         info.status = PortStatus::Broken {
             evidence: Box::new(Evidence {
                 fault: Some(details.clone()),
@@ -404,9 +418,7 @@ fn fixed_run(reverse: bool) -> Results {
                     _ => golden_value(),
                 };
                 let outcome = if (port, name) == ("csharp", "tool/schema") {
-                    let mut details = fault(FaultKind::Timeout, Phase::Run);
-                    details.timeout_ms = Some(10_000);
-                    Outcome::Fault(details)
+                    Outcome::Fault(fault(timeout(10_000), Phase::Run))
                 } else if (port, name) == ("golang", "tool/schema") {
                     Outcome::Vacuous {
                         reason: "symlinks are not supported here".into(),
@@ -490,7 +502,7 @@ fn report_json_is_canonical_and_redacted() {
     assert!(value["expectationErrors"][0]["message"]
         .as_str()
         .unwrap()
-        .starts_with("error in `[REPO]/adapters/js/expected.toml`: entry 2"));
+        .starts_with("error in `[REPO]/adapters/js/expected.toml`: line 9: entry 2"));
     // The whole file is long; snapshot its port table and one trial.
     insta::assert_snapshot!(to_canonical_string(&json!({
         "ports": value["ports"],

@@ -4,21 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from).sort_by_file_name() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
+use crate::common::{case_count, copy_tree, pinned_case_count, repo};
 
 /// A copy of the bundle's inputs; CONTRACT.md is the real one when this checkout has it.
 fn inputs(dir: &Path) -> PathBuf {
@@ -83,13 +69,7 @@ fn the_bundle_holds_every_case_with_its_golden_and_is_reproducible() {
         serde_json::from_str(&std::fs::read_to_string(folder.join("index.json")).unwrap()).unwrap();
     let cases = index["cases"].as_array().unwrap();
     // The bundle is the toolnexus profile's: another profile's subtree is not in it.
-    let other_profile = repo().join("conformance-fixtures/agentskills");
-    let case_tomls = walkdir::WalkDir::new(repo().join("conformance-fixtures"))
-        .into_iter()
-        .map(|e| e.unwrap())
-        .filter(|e| e.file_name() == "case.toml" && !e.path().starts_with(&other_profile))
-        .count();
-    assert_eq!(cases.len(), case_tomls);
+    assert_eq!(cases.len(), case_count());
     let ids: Vec<&str> = cases.iter().map(|c| c["id"].as_str().unwrap()).collect();
     assert!(
         ids.windows(2).all(|w| w[0] < w[1]),
@@ -108,17 +88,9 @@ fn the_bundle_holds_every_case_with_its_golden_and_is_reproducible() {
             .is_file());
     }
     let pinned = cases.iter().filter(|c| c["pinned"] == true).count();
-    let pinned_fixtures = walkdir::WalkDir::new(repo().join("conformance-fixtures"))
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_name() == "case.toml" && !e.path().starts_with(&other_profile))
-        .filter(|e| {
-            let text = std::fs::read_to_string(e.path()).unwrap();
-            text.lines().any(|l| l.replace(' ', "") == "pinned=true")
-        })
-        .count();
     assert_eq!(
-        pinned, pinned_fixtures,
+        pinned,
+        pinned_case_count(),
         "every pinned case is in the bundle, marked pinned"
     );
 

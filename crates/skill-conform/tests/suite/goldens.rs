@@ -3,7 +3,6 @@
 //! regenerated and reviewed fails the build.
 
 use std::fs;
-use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use skill_conform::case;
@@ -11,9 +10,7 @@ use skill_conform::compare::compare;
 use skill_conform::goldens::{self, Layout};
 use skill_conform::mutants::run_mutants;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use crate::common::{copy_tree, repo};
 
 #[test]
 fn goldens_are_fresh() {
@@ -97,18 +94,6 @@ fn the_comparison_notices_every_golden_mutation() {
         }
     }
     assert!(checked >= 16);
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from).sort_by_file_name() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            fs::create_dir_all(&target).unwrap();
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 #[test]

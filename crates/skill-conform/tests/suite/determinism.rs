@@ -18,7 +18,16 @@ fn repo() -> PathBuf {
 
 /// `skill-conform run --repo REPO --report-dir DIR --redact-volatile ARGS…`, clean environment.
 fn run(report_dir: &Path, args: &[&str]) -> Output {
+    run_in(report_dir, std::env::var_os("TMPDIR").as_deref(), args)
+}
+
+/// [`run`] with `TMPDIR` set to `tmpdir`, or unset.
+fn run_in(report_dir: &Path, tmpdir: Option<&std::ffi::OsStr>, args: &[&str]) -> Output {
     let mut command = Command::new(BIN);
+    match tmpdir {
+        Some(dir) => command.env("TMPDIR", dir),
+        None => command.env_remove("TMPDIR"),
+    };
     for (key, _) in std::env::vars_os() {
         let key = key.to_string_lossy().into_owned();
         if key.starts_with("SKILL_CONFORM_") || key == "CI" {
@@ -111,9 +120,14 @@ fn an_adapter_that_changes_between_runs_is_nondeterministic() {
         .all(|(_, s)| s == "pass"));
     let trial = &report["trials"]["nd"]["frontmatter/plain"];
     assert_eq!(trial["evidence"]["mismatches"][0]["pointer"], "/prompt");
+    // The reproduce line names the adapter as given, the repository (not the current
+    // directory) and the repetition that showed the status (the report says `[REPO]`).
     assert_eq!(
         trial["evidence"]["repro"],
-        "skill-conform run --port nd --repeat 2 -- --exact nd::frontmatter/plain"
+        format!(
+            "skill-conform run --adapter '{}' --repo [REPO] --repeat 2 --seed 7 -- --exact nd::frontmatter/plain",
+            adapter.replace(&repo().canonicalize().unwrap().display().to_string(), "[REPO]")
+        )
     );
     assert_eq!(report["repeat"]["passes"], 2);
     assert_eq!(report["repeat"]["seed"], 7);
@@ -123,6 +137,95 @@ fn an_adapter_that_changes_between_runs_is_nondeterministic() {
     let out = run(&single, &["--adapter", &adapter, "--case", "frontmatter/*"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
     assert!(report_has_no_repeat(&single));
+}
+
+/// The fault adapter whose output follows directory read order (`tests/fixtures`).
+fn raw_order_adapter() -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/raw-order-adapter.py");
+    format!("raw=python3 {} {BIN}", script.display())
+}
+
+/// The cases of `port` whose status is `nondeterministic`.
+fn nondeterministic(report: &Value, port: &str) -> Vec<String> {
+    statuses(report, port)
+        .into_iter()
+        .filter(|(_, status)| status == "nondeterministic")
+        .map(|(case, _)| case)
+        .collect()
+}
+
+/// A port that lists directories in raw filesystem order passes where the sandbox's entries
+/// come back sorted and fails elsewhere. `--repeat 3` builds the later passes with their entries
+/// created in a seeded shuffled order, alternating `/dev/shm` and `/tmp` where both exist, so
+/// the port is `nondeterministic` on those cases: with a `TMPDIR` on tmpfs (one base: only the
+/// shuffle can show it) and without one (both bases).
+#[test]
+fn a_port_that_follows_directory_read_order_is_nondeterministic_under_repeat() {
+    let shm = Path::new("/dev/shm");
+    if !shm.is_dir() {
+        eprintln!("skipped: no /dev/shm");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let memory = tempfile::tempdir_in(shm).unwrap();
+    let adapter = raw_order_adapter();
+    let args = [
+        "--adapter",
+        &adapter,
+        "--case",
+        "discovery/*",
+        "--case",
+        "hazards/symlink-alias",
+        "--repeat",
+        "3",
+        "--seed",
+        "11",
+    ];
+    let one_base = tmp.path().join("one-base");
+    let out = run_in(&one_base, Some(memory.path().as_os_str()), &args);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    let said = report(&one_base);
+    let shown = nondeterministic(&said, "raw");
+    assert!(
+        shown.len() >= 2,
+        "the shuffled entry order shows the port's read order: {shown:?}"
+    );
+    // Its only copied entry is `real`; `0alias` is a link made after the copy: only adding
+    // every entry again, links too, in shuffled order shows the order there.
+    assert!(
+        shown.contains(&"hazards/symlink-alias".to_owned()),
+        "{shown:?}"
+    );
+    let base = memory.path().canonicalize().unwrap();
+    for (pass, entries) in ["sorted", "shuffled", "shuffled"].iter().enumerate() {
+        let placement = &said["repeat"]["sandboxes"][pass];
+        assert_eq!(placement["entries"], *entries, "pass {}", pass + 1);
+        assert_eq!(placement["base"], memory.path().display().to_string());
+    }
+    assert!(base.starts_with(shm));
+
+    let two_bases = tmp.path().join("two-bases");
+    let out = run_in(&two_bases, None, &args);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    let said = report(&two_bases);
+    assert!(nondeterministic(&said, "raw").len() >= 2);
+    let bases: Vec<&str> = (0..3)
+        .map(|pass| said["repeat"]["sandboxes"][pass]["base"].as_str().unwrap())
+        .collect();
+    assert_eq!(bases, ["/dev/shm", "/tmp", "/dev/shm"]);
+    assert!(text(&out.stderr).contains(
+        "sandboxes: pass 1 in /dev/shm (entries sorted), pass 2 in /tmp (entries shuffled), pass 3 in /dev/shm (entries shuffled)"
+    ));
+
+    // One pass in memory, in sorted order: the port looks deterministic there.
+    let single = tmp.path().join("single");
+    let out = run_in(&single, None, &args[..6]);
+    let said = report(&single);
+    assert!(
+        nondeterministic(&said, "raw").is_empty(),
+        "{}",
+        text(&out.stdout)
+    );
 }
 
 fn report_has_no_repeat(dir: &Path) -> bool {

@@ -1,22 +1,10 @@
 //! The command line as a user meets it: bad input is one line on stderr naming the thing and the
 //! fix, with exit 2; the reference passes its own suite; `--list` starts no adapter.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn skill_conform(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skill-conform"))
-        .args(args)
-        .current_dir(repo())
-        .env_remove("CI")
-        .env_remove("SKILL_CONFORM_FAULT_CASES")
-        .output()
-        .expect("skill-conform runs")
-}
+use crate::common::{case_count, copy_from_repo, skill_conform};
 
 /// Exit 2 and exactly one line on stderr that starts with `error: ` and contains `needle`.
 fn assert_usage_error(out: &Output, needle: &str) {
@@ -145,18 +133,6 @@ fn the_libtest_listing_is_behind_a_flag() {
     assert!(stdout.contains("test reference::frontmatter/"), "{stdout}");
 }
 
-/// How many cases the fixture tree holds (`<group>/<case>/case.toml`).
-fn case_count() -> usize {
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance-fixtures");
-    std::fs::read_dir(fixtures)
-        .unwrap()
-        .flatten()
-        .filter_map(|group| std::fs::read_dir(group.path()).ok())
-        .flat_map(|cases| cases.flatten())
-        .filter(|case| case.path().join("case.toml").is_file())
-        .count()
-}
-
 #[test]
 fn list_names_every_trial_without_starting_adapters() {
     let reports = tempfile::tempdir().unwrap();
@@ -182,25 +158,6 @@ fn list_names_every_trial_without_starting_adapters() {
     // Listing ran nothing: no port was set up or judged, so no report was written.
     assert!(!stdout.contains("reports written"), "{stdout}");
     assert!(!report_dir.exists());
-}
-
-/// Copies `rel` (a file or directory) from the repository into `to`.
-fn copy_from_repo(rel: &str, to: &Path) {
-    let (from, to) = (repo().join(rel), to.join(rel));
-    if from.is_dir() {
-        for entry in walkdir::WalkDir::new(&from) {
-            let entry = entry.unwrap();
-            let target = to.join(entry.path().strip_prefix(&from).unwrap());
-            if entry.file_type().is_dir() {
-                std::fs::create_dir_all(&target).unwrap();
-            } else {
-                std::fs::copy(entry.path(), &target).unwrap();
-            }
-        }
-    } else {
-        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        std::fs::copy(from, to).unwrap();
-    }
 }
 
 #[test]
@@ -236,7 +193,7 @@ fn a_stale_expectation_fails_the_run_and_is_in_every_report() {
     // The terminal shows the real path (to paste); the shared files say [REPO].
     let repo = std::fs::canonicalize(tmp.path()).unwrap();
     let message =
-        "/adapters/reference/expected.toml`: entry 1, field `cases`: `gone/*` matches no case";
+        "/adapters/reference/expected.toml`: line 2: entry 1, field `cases`: `gone/*` matches no case";
     assert!(
         stdout.contains(&format!(
             "expectation errors, failing (1)\n\nreference: error in `{}{message}",

@@ -1,0 +1,118 @@
+//! Shared helpers for skill-conform's integration tests: the repository, the binary run from it,
+//! copying parts of the repository, counting the toolnexus profile's fixture cases, and the
+//! browser tests' headless `chromium` (`report_html`, `corpus_html`).
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs the binary from the repository root, outside CI and without injected faults.
+pub fn skill_conform(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skill-conform"))
+        .args(args)
+        .current_dir(repo())
+        .env_remove("CI")
+        .env_remove("SKILL_CONFORM_FAULT_CASES")
+        .output()
+        .expect("skill-conform runs")
+}
+
+/// Copies the directory `from` to `to` (created), files and directories, in sorted order.
+pub fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from).sort_by_file_name() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Copies `rel` (a file or directory) from the repository to the same place under `to`.
+pub fn copy_from_repo(rel: &str, to: &Path) {
+    let (from, to) = (repo().join(rel), to.join(rel));
+    if from.is_dir() {
+        copy_tree(&from, &to);
+    } else {
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(from, to).unwrap();
+    }
+}
+
+/// Every `case.toml` of the toolnexus profile (`conformance-fixtures/agentskills/` is another
+/// profile's), counted by walking the tree rather than through the library.
+fn case_manifests() -> Vec<PathBuf> {
+    let other_profile = repo().join("conformance-fixtures/agentskills");
+    walkdir::WalkDir::new(repo().join("conformance-fixtures"))
+        .sort_by_file_name()
+        .into_iter()
+        .map(|entry| entry.unwrap())
+        .filter(|e| e.file_name() == "case.toml" && !e.path().starts_with(&other_profile))
+        .map(walkdir::DirEntry::into_path)
+        .collect()
+}
+
+/// How many cases the toolnexus fixtures hold.
+pub fn case_count() -> usize {
+    case_manifests().len()
+}
+
+/// How many of them are pinned (`pinned = true`).
+pub fn pinned_case_count() -> usize {
+    case_manifests()
+        .iter()
+        .filter(|path| {
+            let text = std::fs::read_to_string(path).unwrap();
+            text.lines()
+                .any(|line| line.replace(' ', "") == "pinned=true")
+        })
+        .count()
+}
+
+/// chromium's path, or `None` after printing why the test is skipped; with
+/// `SKILL_CONFORM_REQUIRE_CHROMIUM=1` (CI) a missing chromium fails instead.
+pub fn chromium() -> Option<PathBuf> {
+    let found = ["chromium", "chromium-browser"].iter().find_map(|name| {
+        let out = Command::new("which").arg(name).output().ok()?;
+        out.status
+            .success()
+            .then(|| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+    });
+    if found.is_none() {
+        let required = std::env::var("SKILL_CONFORM_REQUIRE_CHROMIUM").is_ok_and(|v| v == "1");
+        assert!(
+            !required,
+            "chromium is not installed and SKILL_CONFORM_REQUIRE_CHROMIUM=1 (hint: apt-get install -y chromium)"
+        );
+        println!("skipped: chromium is not installed (set SKILL_CONFORM_REQUIRE_CHROMIUM=1 to fail instead)");
+    }
+    found
+}
+
+/// Runs headless chromium on `url` with `extra` flags and a profile in `profile`; its stdout.
+pub fn headless(chromium: &Path, profile: &Path, extra: &[&str], url: &str) -> String {
+    let out = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-dev-shm-usage",
+            "--window-size=1400,1000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(extra)
+        .arg(url)
+        .output()
+        .expect("chromium starts");
+    assert!(out.status.success(), "chromium failed: {out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
