@@ -214,9 +214,14 @@ pub struct CorpusArgs {
     /// Seconds an adapter may take to start and answer hello.
     #[arg(long, default_value_t = 120, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=MAX_TIMEOUT_SECS))]
     pub handshake_timeout: u64,
-    /// Seconds the one run over the whole folder may take.
+    /// Seconds each request may take (the first, which lists the folder, and each batch of
+    /// loads).
     #[arg(long, default_value_t = 300, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=MAX_TIMEOUT_SECS))]
     pub run_timeout: u64,
+    /// The longest reply line accepted from a port, in bytes (4096 to 1073741824; default
+    /// 16 MiB). Loads are batched to fit it; a load alone over it is not compared.
+    #[arg(long, default_value_t = crate::session::DEFAULT_LINE_CAP as u64, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(crate::corpus::LINE_CAP_RANGE.0..=crate::corpus::LINE_CAP_RANGE.1))]
+    pub line_cap: u64,
     /// Run every port's set-up again, even one remembered as failed.
     #[arg(long)]
     pub retry_setup: bool,
@@ -607,6 +612,7 @@ fn cmd_corpus(args: CorpusArgs) -> Result<ExitCode, Error> {
         report_dir: args.report_dir,
         fail_on_disagreement: args.fail_on_disagreement,
         writing_tool: args.writing_tool,
+        line_cap: usize::try_from(args.line_cap).expect("bounded by LINE_CAP_RANGE when parsed"),
         timeouts: crate::session::Timeouts {
             handshake: std::time::Duration::from_secs(args.handshake_timeout),
             run: std::time::Duration::from_secs(args.run_timeout),

@@ -21,11 +21,13 @@ pub enum LoadList {
     AcceptedThen(Vec<String>),
 }
 
-/// One reference run: the reply body and the loader's warnings.
+/// One reference run: the reply body, the loader's warnings, and what its walks could not read.
 #[derive(Debug)]
 pub struct ReferenceRun {
     pub output: Output,
     pub warnings: Vec<String>,
+    /// Unreadable directories, unfollowable links, names that are not UTF-8 (sorted by path).
+    pub walk_problems: Vec<skill_ref::walk::WalkProblem>,
 }
 
 /// Runs the reference (or a mutant) over `roots`, relative ones resolved against `cwd`.
@@ -51,9 +53,11 @@ pub fn run_reference(
             names
         }
     };
+    let output = source.output(&names, tool);
     Ok(ReferenceRun {
-        output: source.output(&names, tool),
+        output,
         warnings: source.warnings().to_vec(),
+        walk_problems: source.walk_problems(),
     })
 }
 

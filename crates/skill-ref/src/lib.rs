@@ -210,6 +210,12 @@ impl Source {
         &self.warnings
     }
 
+    /// What the walks so far could not read (sorted by path; see [`walk::WalkProblem`]). Loads
+    /// walk skill directories for their sample, so ask after the loads for the whole picture.
+    pub fn walk_problems(&self) -> Vec<walk::WalkProblem> {
+        self.walker.problems()
+    }
+
     fn kept_skills(&self) -> impl Iterator<Item = &Skill> {
         self.kept.iter().map(|&i| &self.discovery.skills[i])
     }

@@ -2,9 +2,10 @@
 //! [`CorpusReport`] (see the `corpus` module doc for what it finds).
 
 use super::{
-    display_order, CorpusReport, DuplicateRow, FirstDifference, InventoryCluster, LoadDifference,
-    LoadsSummary, LocationRow, LocationVerdict, PortResult, PortRun, PortState, PortSummary,
-    FORMAT, LINE_CHARS,
+    counts_as_not_compared, display_order, CorpusReport, DuplicateRow, FirstDifference,
+    InventoryCluster, LoadAnswer, LoadAnswers, LoadDifference, LoadsSummary, LocationRow,
+    LocationVerdict, PortResult, PortRun, PortState, PortSummary, UncomparedLoads, FORMAT,
+    LINE_CHARS,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -22,7 +23,7 @@ struct View<'a> {
     accepted: usize,
     skipped: BTreeMap<String, usize>,
     inventory: String,
-    loads: &'a [Value],
+    loads: &'a LoadAnswers,
     prompt: Option<&'a Value>,
 }
 
@@ -33,7 +34,7 @@ pub(crate) fn text_of(value: &Value) -> String {
     }
 }
 
-fn view(normalized: &Value) -> View<'_> {
+fn view<'a>(normalized: &'a Value, loads: &'a LoadAnswers) -> View<'a> {
     let list = |key: &str| -> &[Value] {
         normalized
             .pointer(&format!("/inventory/{key}"))
@@ -54,10 +55,7 @@ fn view(normalized: &Value) -> View<'_> {
             .get("inventory")
             .map(to_canonical_string)
             .unwrap_or_default(),
-        loads: normalized
-            .get("loads")
-            .and_then(Value::as_array)
-            .map_or(&[], Vec::as_slice),
+        loads,
         prompt: normalized.get("prompt"),
     };
     for entry in list("skills") {
@@ -184,19 +182,23 @@ pub fn analyse(roots: Vec<String>, load_count: usize, results: Vec<PortResult>) 
             against_reference(summary, reference, &views[port], &clusters);
         }
     }
-    let agreement = ports
-        .iter()
-        .filter(|(name, _)| *name != REFERENCE)
-        .all(|(_, summary)| summary.agrees_with_reference != Some(false));
+    let complete = !ports.values().any(counts_as_not_compared);
+    let disagreement = ports
+        .values()
+        .any(|summary| summary.agrees_with_reference == Some(false));
     CorpusReport {
         format: FORMAT,
         roots,
         load_count,
+        line_cap: None,
+        warnings: Vec::new(),
         ports,
         clusters,
         disagreements: disagreements(&order, &views),
         duplicates: duplicates(&order, &views),
-        agreement,
+        complete,
+        disagreement,
+        agreement: None,
     }
 }
 
@@ -206,6 +208,7 @@ fn summarise(result: &PortResult) -> (PortSummary, Option<View<'_>>) {
     let mut summary = PortSummary {
         kind: PortKind::of_name(&result.name),
         state: PortState::Ok,
+        selected: result.selected,
         reason: None,
         library: hello.map(|h| h.library.clone()),
         hello: hello.map(HelloFacts::of).unwrap_or_default(),
@@ -216,14 +219,13 @@ fn summarise(result: &PortResult) -> (PortSummary, Option<View<'_>>) {
         skipped: None,
         loads: None,
         prompt_difference: None,
-        agrees_with_reference: Some(false),
+        agrees_with_reference: None,
     };
     let mut answered = None;
     match &result.run {
         PortRun::Unavailable { reason } => {
             summary.state = PortState::Unavailable;
             summary.reason = Some(reason.clone());
-            summary.agrees_with_reference = None;
         }
         PortRun::Broken {
             what,
@@ -244,8 +246,8 @@ fn summarise(result: &PortResult) -> (PortSummary, Option<View<'_>>) {
             summary.state = PortState::Error;
             summary.reason = Some(message.clone());
         }
-        PortRun::Reply { normalized } => {
-            let v = view(normalized);
+        PortRun::Reply { normalized, loads } => {
+            let v = view(normalized, loads);
             summary.accepted = Some(v.accepted);
             summary.skipped = Some(v.skipped.clone());
             answered = Some(v);
@@ -286,25 +288,26 @@ fn inventory_clusters(
     clusters
 }
 
-/// A port's loads and prompt against the reference's, and whether it agrees overall.
+/// A port's loads and prompt against the reference's, whether all of it was compared, and
+/// whether it agrees overall.
 fn against_reference(
     summary: &mut PortSummary,
     reference: &View<'_>,
     v: &View<'_>,
     clusters: &[InventoryCluster],
 ) {
-    let count = reference.loads.len().max(v.loads.len());
-    let differences: Vec<LoadDifference> = (0..count)
-        .filter_map(|i| {
-            let name = reference
-                .loads
-                .get(i)
-                .or_else(|| v.loads.get(i))
-                .and_then(|l| l.get("name"))
-                .map_or_else(|| format!("#{}", i + 1), text_of);
-            load_difference(reference.loads.get(i), v.loads.get(i), &name)
-        })
-        .collect();
+    let (mut differences, not_compared) = compare_loads(reference.loads, v.loads);
+    if v.loads.extra > 0 {
+        differences.push(LoadDifference {
+            name: "(more loads than asked)".to_owned(),
+            field: "load".to_owned(),
+            at: FirstDifference {
+                line: 1,
+                reference: None,
+                actual: Some(format!("{} loads more than asked for", v.loads.extra)),
+            },
+        });
+    }
     let prompt_difference = match (reference.prompt, v.prompt) {
         (a, b) if a == b => None,
         (a, b) => first_difference(
@@ -312,17 +315,70 @@ fn against_reference(
             &b.map_or_else(|| "(no prompt)".to_owned(), text_of),
         ),
     };
-    summary.agrees_with_reference = Some(
-        summary.cluster == Some(1)
-            && clusters[0].matches_reference
-            && differences.is_empty()
-            && prompt_difference.is_none(),
-    );
+    let equal = summary.cluster == Some(1)
+        && clusters[0].matches_reference
+        && differences.is_empty()
+        && prompt_difference.is_none();
+    if !not_compared.is_empty() {
+        summary.state = PortState::Partial;
+    }
+    // Agreement is said only of what was compared, all of it.
+    summary.agrees_with_reference = match (equal, not_compared.is_empty()) {
+        (false, _) => Some(false),
+        (true, true) => Some(true),
+        (true, false) => None,
+    };
+    let count = v
+        .loads
+        .answers
+        .iter()
+        .filter(|a| matches!(a, LoadAnswer::Answered(_)))
+        .count();
     summary.loads = Some(LoadsSummary {
-        count: v.loads.len(),
+        count,
         differences,
+        not_compared,
+        requests: Some(v.loads.requests),
     });
     summary.prompt_difference = prompt_difference;
+}
+
+/// The load at `i`, when there is one.
+fn answered(answers: &[LoadAnswer], i: usize) -> Option<&Value> {
+    match answers.get(i) {
+        Some(LoadAnswer::Answered(load)) => Some(load),
+        _ => None,
+    }
+}
+
+/// Every compared load that differs from the reference's, in request order, and the loads not
+/// compared, grouped by why (first occurrence order).
+fn compare_loads(
+    reference: &LoadAnswers,
+    port: &LoadAnswers,
+) -> (Vec<LoadDifference>, Vec<UncomparedLoads>) {
+    let mut differences = Vec::new();
+    let mut not_compared: Vec<UncomparedLoads> = Vec::new();
+    let count = reference.answers.len().max(port.answers.len());
+    for i in 0..count {
+        let (ours, theirs) = (answered(&reference.answers, i), answered(&port.answers, i));
+        let name = ours
+            .or(theirs)
+            .and_then(|l| l.get("name"))
+            .map_or_else(|| format!("#{}", i + 1), text_of);
+        if let Some(LoadAnswer::NotCompared(why)) = port.answers.get(i) {
+            match not_compared.iter_mut().find(|group| group.why == *why) {
+                Some(group) => group.names.push(name),
+                None => not_compared.push(UncomparedLoads {
+                    why: why.clone(),
+                    names: vec![name],
+                }),
+            }
+            continue;
+        }
+        differences.extend(load_difference(ours, theirs, &name));
+    }
+    (differences, not_compared)
 }
 
 /// Per port (in `order`), the entries of `key` in each view (empty when absent), for every

@@ -1,9 +1,9 @@
-//! Rendering `corpus`'s report: `corpus.md` (also printed, with a row limit) and canonical
-//! `corpus.json`.
+//! Rendering `corpus`'s report: `corpus.md` (also printed, with a row limit), canonical
+//! `corpus.json`, and (through [`super::corpus_html`]) `corpus.html`.
 
 use crate::corpus::{
-    cut, text_of, CorpusReport, FirstDifference, LocationVerdict, PortState, PortSummary,
-    SHOWN_LOADS,
+    cap_text, cut, text_of, CorpusReport, FirstDifference, LocationVerdict, NotComparedWhy,
+    PortState, PortSummary, UncomparedLoads, WalkWarningKind, SHOWN_LOADS,
 };
 use std::fmt::Write as _;
 use std::path::Path;
@@ -20,7 +20,8 @@ pub fn render_json(report: &CorpusReport) -> String {
     to_canonical_string(&serde_json::to_value(report).expect("the report serialises"))
 }
 
-fn verdict_text(entries: &[LocationVerdict]) -> String {
+/// One port's entries for a location, in words (`not listed` when it has none).
+pub(crate) fn verdict_text(entries: &[LocationVerdict]) -> String {
     if entries.is_empty() {
         return "not listed".to_owned();
     }
@@ -70,16 +71,18 @@ fn difference_text(port: &str, at: &FirstDifference) -> String {
     )
 }
 
-fn state_text(summary: &PortSummary) -> String {
-    let fault = |f: &FaultDetails| {
-        let kind = serde_json::to_value(f.kind()).ok().map(|v| text_of(&v));
-        let phase = serde_json::to_value(f.phase).ok().map(|v| text_of(&v));
-        format!(
-            "{} during {}",
-            kind.unwrap_or_default(),
-            phase.unwrap_or_default()
-        )
-    };
+/// A fault as `KIND during PHASE`.
+fn fault_text(f: &FaultDetails) -> String {
+    let word = |v: serde_json::Result<Value>| v.map(|v| text_of(&v)).unwrap_or_default();
+    format!(
+        "{} during {}",
+        word(serde_json::to_value(f.kind())),
+        word(serde_json::to_value(f.phase))
+    )
+}
+
+/// The port's state with the last line of its stderr, when it has one.
+pub(crate) fn state_text(summary: &PortSummary) -> String {
     let last_stderr = summary
         .stderr_tail
         .as_deref()
@@ -87,7 +90,20 @@ fn state_text(summary: &PortSummary) -> String {
         .map(|l| format!(" (stderr: {})", cut(&visible_line(l))))
         .unwrap_or_default();
     match summary.state {
+        PortState::Broken | PortState::Fault => format!("{}{last_stderr}", brief_state(summary)),
+        _ => brief_state(summary),
+    }
+}
+
+/// The port's state in a few words (the verdict line's).
+fn brief_state(summary: &PortSummary) -> String {
+    match summary.state {
         PortState::Ok => "ok".to_owned(),
+        PortState::Partial => format!("partial: {}", uncompared_text(summary)),
+        PortState::Fault if oversize(summary).is_some() => format!(
+            "fault: the first reply (inventory and prompt) is over the {} cap (hint: raise --line-cap)",
+            cap_text(oversize(summary).unwrap_or_default())
+        ),
         PortState::Unavailable => format!(
             "unavailable: {}",
             summary.reason.as_deref().unwrap_or("no reason given")
@@ -98,13 +114,13 @@ fn state_text(summary: &PortSummary) -> String {
                 .as_deref()
                 .unwrap_or("the adapter did not start");
             match summary.fault.as_ref() {
-                Some(details) => format!("broken: {what}: {}{last_stderr}", fault(details)),
-                None => format!("broken: {what}{last_stderr}"),
+                Some(details) => format!("broken: {what}: {}", fault_text(details)),
+                None => format!("broken: {what}"),
             }
         }
         PortState::Fault => format!(
-            "fault: {}{last_stderr}",
-            summary.fault.as_ref().map(fault).unwrap_or_default()
+            "fault: {}",
+            summary.fault.as_ref().map(fault_text).unwrap_or_default()
         ),
         PortState::Error => format!(
             "error reply: {}",
@@ -113,11 +129,109 @@ fn state_text(summary: &PortSummary) -> String {
     }
 }
 
+/// The cap an over-cap first reply crossed, if that is the port's fault.
+fn oversize(summary: &PortSummary) -> Option<u64> {
+    match summary.fault.as_ref()?.fault {
+        crate::session::Fault::Oversize { cap, .. } => Some(cap),
+        _ => None,
+    }
+}
+
+/// One group of loads not compared, in words: `3 loads over the 16 MiB cap`.
+fn group_text(group: &UncomparedLoads) -> String {
+    let n = group.names.len();
+    let loads = if n == 1 { "load" } else { "loads" };
+    match &group.why {
+        NotComparedWhy::OverTheCap { cap } => {
+            format!("{n} {loads} over the {} cap", cap_text(*cap))
+        }
+        NotComparedWhy::Fault { fault } => {
+            format!("{n} {loads} lost to a fault: {}", fault_text(fault))
+        }
+        NotComparedWhy::ErrorReply { message } => format!(
+            "{n} {loads} answered with an error: {}",
+            cut(&visible_inline(message))
+        ),
+    }
+}
+
+/// Every group of a port's loads not compared, in words.
+fn uncompared_text(summary: &PortSummary) -> String {
+    summary
+        .loads
+        .iter()
+        .flat_map(|loads| &loads.not_compared)
+        .map(group_text)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The port's "not compared" clause: what of it was not compared.
+fn not_compared_text(summary: &PortSummary) -> String {
+    match summary.state {
+        PortState::Partial => uncompared_text(summary),
+        _ => brief_state(summary),
+    }
+}
+
+/// The report's one-line verdict: what was not compared first, then who disagrees (the first
+/// line of `corpus.md` and of the terminal, and the terminal's last line).
+pub fn verdict_line(report: &CorpusReport) -> String {
+    let incomplete = report.incomplete();
+    let mut parts: Vec<String> = incomplete
+        .iter()
+        .map(|port| {
+            format!(
+                "{port}: not compared: {}",
+                not_compared_text(&report.ports[*port])
+            )
+        })
+        .collect();
+    let others = || report.port_order().into_iter().filter(|p| *p != REFERENCE);
+    let answered = others().any(|p| report.ports[p].accepted.is_some());
+    if parts.is_empty() && answered {
+        parts.push("every selected port compared".to_owned());
+    } else if parts.is_empty() {
+        let unavailable: Vec<&str> = others().collect();
+        parts.push(if unavailable.is_empty() {
+            "no port besides the reference was selected".to_owned()
+        } else {
+            format!(
+                "no port besides the reference was compared (unavailable: {})",
+                unavailable.join(", ")
+            )
+        });
+    }
+    let disagreeing = report.disagreeing();
+    if !disagreeing.is_empty() {
+        parts.push(format!(
+            "disagreeing with the reference: {}",
+            disagreeing.join(", ")
+        ));
+    }
+    let agreeing: Vec<&str> = others()
+        .filter(|p| report.ports[*p].agrees_with_reference == Some(true))
+        .collect();
+    if !agreeing.is_empty() {
+        parts.push(format!(
+            "{} {} with the reference (inventory, every load, prompt)",
+            agreeing.join(", "),
+            if agreeing.len() == 1 {
+                "agrees"
+            } else {
+                "agree"
+            }
+        ));
+    }
+    format!("skill-conform corpus: {}", parts.join("; "))
+}
+
 /// `corpus.md` (and, with a `limit`, what the terminal shows): see the module doc.
 pub fn render_markdown(report: &CorpusReport, limit: Option<usize>) -> String {
     let mut out = String::new();
     let order = report.port_order();
     header(&mut out, report);
+    warnings(&mut out, report);
     disagreements(&mut out, report, &order, limit);
     duplicates(&mut out, report, &order);
     counts(&mut out, report);
@@ -125,9 +239,9 @@ pub fn render_markdown(report: &CorpusReport, limit: Option<usize>) -> String {
     out
 }
 
-/// The roots, the load count and who disagrees.
+/// The verdict line, the roots, the load count and the cap.
 fn header(out: &mut String, report: &CorpusReport) {
-    let _ = writeln!(out, "# skill-conform corpus\n");
+    let _ = writeln!(out, "# {}\n", verdict_line(report));
     for (index, root) in report.roots.iter().enumerate() {
         let _ = writeln!(out, "- `{{root{index}}}` = `{root}`");
     }
@@ -136,21 +250,41 @@ fn header(out: &mut String, report: &CorpusReport) {
         "- {} names loaded: every name the reference accepts, then `{UNKNOWN_SKILL}`",
         report.load_count
     );
-    let disagreeing = report.disagreeing();
-    if disagreeing.is_empty() {
+    if let Some(cap) = report.line_cap {
         let _ = writeln!(
             out,
-            "- every port that ran agrees with the reference (inventory, loads, prompt)"
+            "- reply lines capped at {}: the first request lists the folder, the loads follow in batches that fit",
+            cap_text(cap)
         );
-    } else {
+    }
+}
+
+/// What the reference's walk could not read.
+fn warnings(out: &mut String, report: &CorpusReport) {
+    if report.warnings.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n## Warnings: {} path{} the reference could not read as given\n",
+        report.warnings.len(),
+        if report.warnings.len() == 1 { "" } else { "s" }
+    );
+    for warning in &report.warnings {
+        let what = match warning.kind {
+            WalkWarningKind::UnreadableFolder => "unreadable folder, walked as empty",
+            WalkWarningKind::UnfollowableLink => "link that cannot be followed, ignored",
+            WalkWarningKind::NotUtf8Name => "name is not UTF-8 (on the wire: U+FFFD)",
+        };
+        let error = warning
+            .error
+            .as_deref()
+            .map(|e| format!(" ({e})"))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "- disagreeing with the reference: {}",
-            disagreeing
-                .iter()
-                .map(|p| format!("`{p}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            "- `{}`: {what}{error}",
+            visible_inline(&warning.location)
         );
     }
 }
@@ -169,7 +303,20 @@ fn disagreements(out: &mut String, report: &CorpusReport, order: &[&str], limit:
         }
     );
     if report.disagreements.is_empty() {
-        let _ = writeln!(out, "The ports that ran agree on every SKILL.md location.");
+        let listed: Vec<&str> = order
+            .iter()
+            .copied()
+            .filter(|p| report.ports[*p].accepted.is_some())
+            .collect();
+        let _ = if listed.len() > 1 {
+            writeln!(
+                out,
+                "The inventories compared ({}) list every SKILL.md location the same way.",
+                listed.join(", ")
+            )
+        } else {
+            writeln!(out, "No inventory besides the reference's was compared.")
+        };
     }
     let mut shown = 0;
     let mut hidden = 0;
@@ -223,7 +370,7 @@ fn duplicates(out: &mut String, report: &CorpusReport, order: &[&str]) {
 fn counts(out: &mut String, report: &CorpusReport) {
     let _ = writeln!(
         out,
-        "\n## Counts, by agreement cluster (identical normalised inventories)\n"
+        "\n## Counts, by inventory cluster (identical normalised inventories)\n"
     );
     for (index, cluster) in report.clusters.iter().enumerate() {
         let label = if cluster.matches_reference {
@@ -262,14 +409,20 @@ fn loads_and_prompt(out: &mut String, report: &CorpusReport, order: &[&str]) {
             continue;
         }
         any = true;
-        let loads_text = if loads.differences.is_empty() {
-            format!("all {} loads match", loads.count)
-        } else {
-            format!(
+        let loads_text = match (loads.differences.is_empty(), loads.not_compared.is_empty()) {
+            (true, true) => format!("all {} loads match", loads.count),
+            (false, true) => format!(
                 "{} of {} loads differ",
                 loads.differences.len(),
                 report.load_count
-            )
+            ),
+            (_, false) => format!(
+                "{} of {} loads compared, {} of them differ; not compared: {}",
+                loads.count,
+                report.load_count,
+                loads.differences.len(),
+                uncompared_text(summary)
+            ),
         };
         let prompt_text = if summary.prompt_difference.is_some() {
             "prompt differs"
@@ -293,6 +446,26 @@ fn loads_and_prompt(out: &mut String, report: &CorpusReport, order: &[&str]) {
                 loads.differences.len() - SHOWN_LOADS
             );
         }
+        for group in &loads.not_compared {
+            let shown: Vec<String> = group
+                .names
+                .iter()
+                .take(SHOWN_LOADS)
+                .map(|n| format!("`{}`", visible_inline(n)))
+                .collect();
+            let more = group.names.len().saturating_sub(SHOWN_LOADS);
+            let more = if more > 0 {
+                format!(" … and {more} more (all in corpus.json)")
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                out,
+                "  - not compared, {}: {}{more}",
+                group_text(group),
+                shown.join(", ")
+            );
+        }
         if let Some(at) = &summary.prompt_difference {
             let _ = writeln!(out, "  - prompt {}", difference_text(port, at));
         }
@@ -302,9 +475,10 @@ fn loads_and_prompt(out: &mut String, report: &CorpusReport, order: &[&str]) {
     }
 }
 
-/// Writes `corpus.json` and `corpus.md` into `dir` (created if missing).
+/// Writes `corpus.json`, `corpus.md` and `corpus.html` into `dir` (created if missing).
 pub fn write_report(report: &CorpusReport, dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     std::fs::write(dir.join("corpus.json"), render_json(report))?;
-    std::fs::write(dir.join("corpus.md"), render_markdown(report, None))
+    std::fs::write(dir.join("corpus.md"), render_markdown(report, None))?;
+    std::fs::write(dir.join("corpus.html"), super::corpus_html::render(report))
 }

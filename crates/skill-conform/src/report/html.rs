@@ -39,6 +39,7 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// The style every page shares (this one and `corpus.html`).
 const STYLE: &str = "body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;vertical-align:top}
 th{background:#f4f4f4;position:sticky;top:0}td.case{font-family:monospace;white-space:nowrap}
@@ -54,10 +55,50 @@ document.querySelectorAll('tr.case-row').forEach(function(r){
 var ok=(s===''||r.dataset.statuses.split(' ').indexOf(s)>=0)&&(g===''||r.dataset.group===g);
 r.classList.toggle('hidden',!ok);});}
 document.getElementById('status-filter').addEventListener('change',applyFilters);
-document.getElementById('group-filter').addEventListener('change',applyFilters);
-new URLSearchParams(location.hash.slice(1)).forEach(function(v,k){
+document.getElementById('group-filter').addEventListener('change',applyFilters);";
+
+/// Sets each `NAME-filter` select from the address (`page.html#NAME=VALUE&…`), then filters:
+/// every page's script ends with it, after defining `applyFilters`.
+const PRESET_FROM_ADDRESS: &str =
+    "new URLSearchParams(location.hash.slice(1)).forEach(function(v,k){
 var e=document.getElementById(k+'-filter');if(e){e.value=v;}});
 applyFilters();";
+
+/// A page's opening: doctype, `title`, the shared style, and `heading` as its `<h1>` (both
+/// escaped here).
+pub(crate) fn page_start(title: &str, heading: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <title>{}</title>\n<style>\n{STYLE}\n</style>\n</head>\n<body>\n<h1>{}</h1>\n",
+        escape(title),
+        escape(heading)
+    )
+}
+
+/// A page's end: its `script` (which defines `applyFilters`), the address preset, the closing
+/// tags.
+pub(crate) fn page_end(script: &str) -> String {
+    format!("<script>\n{script}\n{PRESET_FROM_ADDRESS}\n</script>\n</body>\n</html>\n")
+}
+
+/// A `<select id="NAME-filter">` after `label`, with "any" and each of `values` (escaped).
+pub(crate) fn filter_select<'a>(
+    name: &str,
+    label: &str,
+    values: impl IntoIterator<Item = &'a str>,
+) -> String {
+    let mut out = format!(
+        "{} <select id=\"{}-filter\"><option value=\"\">any</option>",
+        escape(label),
+        escape(name)
+    );
+    for value in values {
+        let value = escape(value);
+        let _ = write!(out, "<option value=\"{value}\">{value}</option>");
+    }
+    out.push_str("</select>");
+    out
+}
 
 fn colour_class(status: Option<Status>) -> &'static str {
     match status.map(|status| status.words().colour) {
@@ -70,11 +111,7 @@ fn colour_class(status: Option<Status>) -> &'static str {
 
 /// `report.html` from a prepared model.
 pub fn render_model(model: &Model<'_>, redactor: &Redactor) -> String {
-    let mut out = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <title>skill-conform report</title>\n<style>\n{STYLE}\n</style>\n</head>\n<body>\n\
-         <h1>skill-conform</h1>\n"
-    );
+    let mut out = page_start("skill-conform report", "skill-conform");
     let score = super::interop::of_model(model, redactor)
         .map_or_else(|| "no real port ran".to_owned(), |score| score.line());
     let _ = writeln!(out, "<p id=\"interop\">{}</p>", escape(&score));
@@ -82,7 +119,7 @@ pub fn render_model(model: &Model<'_>, redactor: &Redactor) -> String {
     out.push_str(&legend());
     out.push_str(&filters(model));
     out.push_str(&matrix(model, redactor));
-    let _ = write!(out, "<script>\n{SCRIPT}\n</script>\n</body>\n</html>\n");
+    out.push_str(&page_end(SCRIPT));
     out
 }
 
@@ -139,19 +176,15 @@ fn filters(model: &Model<'_>) -> String {
         .flat_map(|totals| totals.by_status.keys().copied())
         .collect();
     let groups: BTreeSet<&str> = model.cases.iter().map(|case| case.group()).collect();
-    let mut out =
-        String::from("<p>status <select id=\"status-filter\"><option value=\"\">any</option>");
-    for status in statuses {
-        let name = escape(status.words().name);
-        let _ = write!(out, "<option value=\"{name}\">{name}</option>");
-    }
-    out.push_str("</select> group <select id=\"group-filter\"><option value=\"\">any</option>");
-    for group in groups {
-        let group = escape(group);
-        let _ = write!(out, "<option value=\"{group}\">{group}</option>");
-    }
-    out.push_str("</select></p>\n");
-    out
+    format!(
+        "<p>{} {}</p>\n",
+        filter_select(
+            "status",
+            "status",
+            statuses.iter().map(|status| status.words().name)
+        ),
+        filter_select("group", "group", groups)
+    )
 }
 
 fn matrix(model: &Model<'_>, redactor: &Redactor) -> String {

@@ -10,6 +10,10 @@
 //! | `summary.md`  | [`markdown::render`]          | a CI job summary                         |
 //! | `report.html` | [`html::render`]              | people: the matrix in a browser          |
 //!
+//! `skill-conform corpus` has its own three, from a [`crate::corpus::CorpusReport`]:
+//! `corpus.md` and `corpus.json` ([`corpus`]) and `corpus.html` ([`corpus_html`], sharing
+//! `report.html`'s frame, style, filter and escaping).
+//!
 //! All four are built from one [`model::Model`] (sorted ports and cases, totals, failures,
 //! clusters, notes), so they agree with each other, and — because [`Results`] is a set of
 //! `BTreeMap`s — their bytes do not depend on the order trials finished in.
@@ -19,6 +23,7 @@
 //! repository `[REPO]`, and (optionally) port versions and runtimes `[VERSION]`.
 
 pub mod corpus;
+pub mod corpus_html;
 pub mod format;
 pub mod html;
 pub mod interop;

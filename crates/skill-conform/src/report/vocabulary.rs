@@ -77,11 +77,37 @@ fn runs(out: &mut String) {
     }
 }
 
+/// `skill-conform corpus`'s port states, why a load is not compared, and its exit codes.
+fn corpus(out: &mut String) {
+    use crate::corpus::{NotComparedKind, PortState};
+    out.push_str("\n`skill-conform corpus`:\n\n| corpus port state (corpus.json) | meaning | exit code |\n|---|---|---|\n");
+    for state in PortState::all() {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} |",
+            state.word(),
+            state.meaning(),
+            state.exit_effect()
+        );
+    }
+    out.push_str(
+        "\n| load not compared (corpus.json `why`) | meaning | exit code |\n|---|---|---|\n",
+    );
+    for kind in NotComparedKind::all() {
+        let _ = writeln!(out, "| `{}` | {} | 3 |", kind.word(), kind.meaning());
+    }
+    out.push_str("\n| corpus exit code | meaning |\n|---|---|\n");
+    for (code, meaning) in crate::corpus::EXIT_CODES {
+        let _ = writeln!(out, "| `{}` | {meaning} |", code.code());
+    }
+}
+
 /// The whole vocabulary as Markdown (the README's table).
 pub fn markdown() -> String {
     let mut out = String::new();
     statuses(&mut out);
     runs(&mut out);
+    corpus(&mut out);
     out
 }
 
@@ -132,6 +158,25 @@ mod tests {
             let status: crate::judge::PortStatus = serde_json::from_value(status).unwrap();
             assert_eq!(PortState::from(&status), state);
             assert_eq!(status.word(), state.word());
+        }
+        for state in crate::corpus::PortState::all() {
+            assert_eq!(serde_json::to_value(state).unwrap(), state.word());
+        }
+        let fault = crate::judge::FaultDetails::new(
+            crate::session::Fault::Timeout {
+                after: std::time::Duration::from_secs(1),
+            },
+            crate::session::Phase::Run,
+        );
+        for why in [
+            crate::corpus::NotComparedWhy::OverTheCap { cap: 1 },
+            crate::corpus::NotComparedWhy::Fault { fault },
+            crate::corpus::NotComparedWhy::ErrorReply {
+                message: String::new(),
+            },
+        ] {
+            let word = crate::corpus::NotComparedKind::from(&why).word();
+            assert_eq!(serde_json::to_value(&why).unwrap()["why"], word);
         }
     }
 

@@ -74,6 +74,48 @@ fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// No line (nor `; ` clause of the verdict line) that names `port` says it agrees: a port
+/// not compared never agrees.
+fn assert_no_agreement_claimed_for(stdout: &str, port: &str) {
+    let clauses = stdout.lines().flat_map(|line| line.split("; "));
+    for clause in clauses.filter(|c| c.contains(port)) {
+        assert!(
+            !clause.replace("disagree", "").contains("agree"),
+            "a line claims agreement for {port}: {clause}"
+        );
+    }
+}
+
+/// `out`'s stdout, once its exit code is `code` (else a failure showing both streams).
+fn stdout_of(out: &Output, code: i32) -> String {
+    let stdout = text(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{stdout}\n{}",
+        text(&out.stderr)
+    );
+    stdout
+}
+
+/// `corpus` over `tree` with the reference as port `itself`, the given extra arguments, the
+/// reports in `reports`.
+fn corpus_with_itself(tree: &Path, reports: &Path, extra: &[&str]) -> Output {
+    let adapter = format!("itself={BIN} adapter --reference");
+    let mut args = vec![
+        "corpus".to_owned(),
+        tree.display().to_string(),
+        "--adapter".into(),
+        adapter,
+        "--report-dir".into(),
+        reports.display().to_string(),
+        "--repo".into(),
+        repo().display().to_string(),
+    ];
+    args.extend(extra.iter().map(|a| (*a).to_owned()));
+    skill_conform(&args)
+}
+
 #[test]
 fn a_mutant_disagrees_in_place_and_the_tree_is_unchanged() {
     let tmp = tempfile::tempdir().unwrap();
@@ -96,17 +138,11 @@ fn a_mutant_disagrees_in_place_and_the_tree_is_unchanged() {
         ]
     };
     let out = skill_conform(&args(&reports));
-    let stdout = text(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}\n{}",
-        text(&out.stderr)
-    );
+    let stdout = stdout_of(&out, 0);
     assert_eq!(snapshot(&tree), before, "corpus wrote to the tree");
 
     assert!(
-        stdout.contains("- disagreeing with the reference: `mutant-ldw`"),
+        stdout.starts_with("# skill-conform corpus: every selected port compared; disagreeing with the reference: mutant-ldw\n"),
         "{stdout}"
     );
     assert!(
@@ -127,7 +163,9 @@ fn a_mutant_disagrees_in_place_and_the_tree_is_unchanged() {
         errors.is_empty(),
         "corpus.json breaks its schema: {errors:#?}"
     );
-    assert_eq!(report["agreement"], Value::Bool(false));
+    assert_eq!(report["disagreement"], Value::Bool(true));
+    assert_eq!(report["complete"], Value::Bool(true));
+    assert_eq!(report["format"], 2);
     assert_eq!(
         report["roots"][0],
         Value::String(tree.display().to_string())
@@ -181,9 +219,16 @@ fn the_reference_agrees_with_itself_and_unavailable_ports_are_listed() {
         repo().to_str().unwrap(),
     ]);
     let stdout = text(&out.stdout);
-    // The ghost never started: it is listed with the cause, and a port that did not answer
-    // does not agree, so --fail-on-disagreement fails.
-    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    // The ghost never started: it is listed with the cause and was not compared, so the run
+    // exits 3 and its first line says so; "agree" is never said of it.
+    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    assert!(
+        stdout.starts_with(
+            "# skill-conform corpus: ghost: not compared: broken: the adapter did not start"
+        ),
+        "{stdout}"
+    );
+    assert_no_agreement_claimed_for(&stdout, "ghost");
     assert!(
         stdout.contains("## Disagreements: 0 SKILL.md locations"),
         "{stdout}"
@@ -213,7 +258,9 @@ fn the_reference_agrees_with_itself_and_unavailable_ports_are_listed() {
         repo().to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
-    assert!(text(&out.stdout).contains("every port that ran agrees with the reference"));
+    assert!(text(&out.stdout).starts_with(
+        "# skill-conform corpus: every selected port compared; itself agrees with the reference (inventory, every load, prompt)\n"
+    ));
 }
 
 #[test]
@@ -235,11 +282,12 @@ fn a_port_that_fails_the_smoke_pair_is_broken_not_a_disagreement() {
         repo().to_str().unwrap(),
     ]);
     let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert_eq!(out.status.code(), Some(3), "{stdout}");
     assert!(
         stdout.contains("  - liar: broken: the smoke pair failed: "),
         "{stdout}"
     );
+    assert_no_agreement_claimed_for(&stdout, "liar");
     let report = read_json(&reports.join("corpus.json"));
     assert_eq!(report["ports"]["liar"]["state"], "broken");
     assert_eq!(report["ports"]["liar"]["fault"]["kind"], "wrong-case");
@@ -291,4 +339,319 @@ fn gen_corpus_is_seeded_and_refuses_a_non_empty_dir() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("is not an empty directory"));
     assert_eq!(snapshot(&a), before);
+}
+
+/// A stand-in port: the reference adapter behind a relay that pads every load of a reply
+/// with spaces between array elements (the same JSON value, twice the bytes), so a batch
+/// sized from the reference's own loads comes back over the cap and must be halved.
+const PADDING_RELAY: &str = r#"
+import json, subprocess, sys
+ref = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+for line in sys.stdin:
+    ref.stdin.write(line.encode()); ref.stdin.flush()
+    reply = ref.stdout.readline().decode()
+    value = json.loads(reply)
+    loads = value.get("loads")
+    if isinstance(loads, list) and loads:
+        value["loads"] = "@LOADS@"
+        items = [json.dumps(l, ensure_ascii=False, separators=(",", ":")) for l in loads]
+        pad = " " * sum(len(i) for i in items)
+        joined = ("," + pad).join(items) if len(items) > 1 else items[0] + pad
+        reply = json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace('"@LOADS@"', "[" + joined + "]") + "\n"
+    sys.stdout.write(reply); sys.stdout.flush()
+"#;
+
+fn write_skill(dir: &Path, name: &str, body: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        format!("---\nname: {name}\ndescription: The {name} skill.\n---\n{body}"),
+    )
+    .unwrap();
+}
+
+#[test]
+fn loads_come_in_batches_under_the_cap_and_a_load_alone_over_it_is_not_compared() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("skills");
+    generate(&tree, 60, 7).unwrap();
+    write_skill(
+        &tree.join("big-one"),
+        "big-one",
+        &"a long line\n".repeat(8_000),
+    );
+    let relay = tmp.path().join("relay.py");
+    std::fs::write(&relay, PADDING_RELAY).unwrap();
+    let padded = format!(
+        "padded=python3 {} {BIN} adapter --reference",
+        relay.display()
+    );
+    let reports = tmp.path().join("reports");
+    let out = corpus_with_itself(
+        &tree,
+        &reports,
+        &["--adapter", &padded, "--line-cap", "65536"],
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");
+    assert!(
+        stdout.starts_with("# skill-conform corpus: itself: not compared: 1 load over the 64 KiB cap; padded: not compared: 1 load over the 64 KiB cap\n"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("padded: a batch of "), "{stderr}");
+    assert!(
+        stderr.contains("over the 64 KiB cap; halving it"),
+        "{stderr}"
+    );
+    assert_no_agreement_claimed_for(&stdout, "itself");
+    assert_no_agreement_claimed_for(&stdout, "padded");
+    let report = read_json(&reports.join("corpus.json"));
+    let load_count = report["loadCount"].as_u64().unwrap();
+    for port in ["itself", "padded"] {
+        let summary = &report["ports"][port];
+        assert_eq!(summary["state"], "partial", "{port}: {summary:#}");
+        assert_eq!(summary["agreesWithReference"], Value::Null, "{port}");
+        let loads = &summary["loads"];
+        assert_eq!(loads["count"].as_u64().unwrap(), load_count - 1, "{port}");
+        assert_eq!(loads["differences"], serde_json::json!([]), "{port}");
+        assert_eq!(
+            loads["notCompared"],
+            serde_json::json!([{"why": {"why": "over-the-cap", "cap": 65536}, "names": ["big-one"]}]),
+            "{port}"
+        );
+        assert!(loads["requests"].as_u64().unwrap() > 1, "{port}: {loads:#}");
+    }
+    // Padding doubled every reply: more requests than the plan, which itself used.
+    assert!(
+        report["ports"]["padded"]["loads"]["requests"].as_u64()
+            > report["ports"]["itself"]["loads"]["requests"].as_u64()
+    );
+    assert_eq!(report["complete"], false);
+    assert_eq!(report["lineCap"], 65536);
+
+    // A cap the first reply (inventory and prompt) does not fit: the port is not compared.
+    let out = corpus_with_itself(&tree, &reports, &["--line-cap", "4096"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    assert!(
+        stdout.starts_with("# skill-conform corpus: itself: not compared: fault: the first reply (inventory and prompt) is over the 4 KiB cap (hint: raise --line-cap)\n"),
+        "{stdout}"
+    );
+    assert_no_agreement_claimed_for(&stdout, "itself");
+}
+
+#[test]
+fn a_line_cap_out_of_bounds_is_a_usage_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    for cap in ["100", "2147483648", "lots"] {
+        let out = skill_conform(&[
+            "corpus",
+            tmp.path().to_str().unwrap(),
+            "--line-cap",
+            cap,
+            "--repo",
+            repo().to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{cap}");
+        assert!(text(&out.stderr).contains("--line-cap"), "{cap}");
+    }
+}
+
+#[test]
+fn a_50_mb_skill_md_is_not_compared_alone_and_the_rest_is() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("skills");
+    write_skill(&tree.join("small-a"), "small-a", "Body.\n");
+    write_skill(&tree.join("small-b"), "small-b", "Body.\n");
+    let line = "x".repeat(99) + "\n";
+    write_skill(&tree.join("huge"), "huge", &line.repeat(500_000));
+    assert!(std::fs::metadata(tree.join("huge/SKILL.md")).unwrap().len() > 50_000_000);
+    let reports = tmp.path().join("reports");
+    let out = corpus_with_itself(&tree, &reports, &[]);
+    let stdout = stdout_of(&out, 3);
+    assert!(
+        stdout.starts_with(
+            "# skill-conform corpus: itself: not compared: 1 load over the 16 MiB cap\n"
+        ),
+        "{stdout}"
+    );
+    let loads = &read_json(&reports.join("corpus.json"))["ports"]["itself"]["loads"];
+    assert_eq!(loads["count"], 3, "{loads:#}");
+    assert_eq!(
+        loads["notCompared"][0]["names"],
+        serde_json::json!(["huge"])
+    );
+    assert_eq!(loads["differences"], serde_json::json!([]));
+}
+
+/// A directory chain whose full path is longer than PATH_MAX (4096 bytes) under `at`, built
+/// with short paths only (each level renamed into a fresh parent): listing its deepest
+/// folders fails with "File name too long" even for root.
+fn too_deep_chain(at: &Path) {
+    let level = "d".repeat(200);
+    let chain = at.join("chain");
+    std::fs::create_dir_all(chain.join("bottom")).unwrap();
+    let wrapper = at.join("wrapper");
+    for _ in 0..24 {
+        std::fs::create_dir_all(wrapper.join(&level)).unwrap();
+        std::fs::rename(&chain, wrapper.join(&level).join("chain")).unwrap();
+        std::fs::rename(&wrapper, &chain).unwrap();
+    }
+}
+
+#[test]
+fn unreadable_folders_links_that_loop_and_names_not_utf8_are_warnings() {
+    use std::os::unix::ffi::OsStrExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("skills");
+    write_skill(&tree.join("plain"), "plain", "Body.\n");
+    let not_utf8 = tree.join(std::ffi::OsStr::from_bytes(b"caf\xe9"));
+    write_skill(&not_utf8, "cafe", "Body.\n");
+    std::os::unix::fs::symlink("loop", tree.join("loop")).unwrap();
+    too_deep_chain(&tree);
+    let reports = tmp.path().join("reports");
+    let out = corpus_with_itself(&tree, &reports, &[]);
+    // Warnings change no verdict: the port was compared on everything the walk read.
+    let stdout = stdout_of(&out, 0);
+    assert!(
+        stdout.contains("## Warnings: 3 paths the reference could not read as given"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("- `{root0}/caf\\xE9`: name is not UTF-8"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("- `{root0}/loop`: link that cannot be followed, ignored (Too many levels of symbolic links"),
+        "{stdout}"
+    );
+    let report = read_json(&reports.join("corpus.json"));
+    let warnings = report["warnings"].as_array().unwrap();
+    let kinds: Vec<&str> = warnings
+        .iter()
+        .map(|w| w["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["not-utf8-name", "unreadable-folder", "unfollowable-link"],
+        "{warnings:#?}"
+    );
+    let deep = warnings[1]["location"].as_str().unwrap();
+    assert!(deep.starts_with("{root0}/chain/"), "{deep}");
+    assert!(
+        warnings[1]["error"]
+            .as_str()
+            .unwrap()
+            .contains("File name too long"),
+        "{warnings:#?}"
+    );
+    // Walks read the listing once and the warnings come sorted: the same bytes twice.
+    let again = tmp.path().join("again");
+    corpus_with_itself(&tree, &again, &[]);
+    assert_eq!(
+        std::fs::read(reports.join("corpus.json")).unwrap(),
+        std::fs::read(again.join("corpus.json")).unwrap()
+    );
+}
+
+#[test]
+fn a_named_port_that_is_unavailable_is_not_compared_and_exits_3() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("skills");
+    write_skill(&tree.join("plain"), "plain", "Body.\n");
+    let reports = tmp.path().join("reports");
+    // A checkout path that does not exist makes the port unavailable.
+    let missing = tmp.path().join("no-checkout");
+    let port = format!("python={}", missing.display());
+    let out = corpus_with_itself(&tree, &reports, &["--port", &port]);
+    let stdout = stdout_of(&out, 3);
+    assert!(
+        stdout.starts_with("# skill-conform corpus: python: not compared: unavailable: "),
+        "{stdout}"
+    );
+    assert_no_agreement_claimed_for(&stdout, "python");
+}
+
+/// A stand-in port: the reference adapter behind a relay that answers any batch of loads
+/// holding `ERROR_NAME` with `error`, and exits (a crash) on any batch holding `CRASH_NAME`.
+const FAILING_RELAY: &str = r#"
+import json, subprocess, sys
+ref = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+for line in sys.stdin:
+    request = json.loads(line)
+    load = request.get("load") or []
+    if "crash-me" in load:
+        sys.exit(3)
+    if "refuse-me" in load:
+        sys.stdout.write(json.dumps({"case": request["case"], "error": "<b>refused</b>"}) + "\n")
+        sys.stdout.flush()
+        continue
+    ref.stdin.write(line.encode()); ref.stdin.flush()
+    sys.stdout.write(ref.stdout.readline().decode()); sys.stdout.flush()
+"#;
+
+#[test]
+fn a_batch_that_crashes_or_answers_error_leaves_only_its_loads_not_compared() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tree = tmp.path().join("skills");
+    generate(&tree, 60, 7).unwrap();
+    // Each trigger's load alone is over the batch target (3/4 of the cap): a batch of its own.
+    let body = "a line of body text\n".repeat(3_000);
+    write_skill(&tree.join("crash-me"), "crash-me", &body);
+    write_skill(&tree.join("refuse-me"), "refuse-me", &body);
+    let relay = tmp.path().join("relay.py");
+    std::fs::write(&relay, FAILING_RELAY).unwrap();
+    let reports = tmp.path().join("reports");
+    let adapter = format!(
+        "failing=python3 {} {BIN} adapter --reference",
+        relay.display()
+    );
+    let out = skill_conform(&[
+        "corpus",
+        tree.to_str().unwrap(),
+        "--adapter",
+        &adapter,
+        "--line-cap",
+        "65536",
+        "--report-dir",
+        reports.to_str().unwrap(),
+        "--repo",
+        repo().to_str().unwrap(),
+    ]);
+    let stdout = stdout_of(&out, 3);
+    assert!(
+        stdout.starts_with("# skill-conform corpus: failing: not compared: "),
+        "{stdout}"
+    );
+    assert_no_agreement_claimed_for(&stdout, "failing");
+    let report = read_json(&reports.join("corpus.json"));
+    let loads = &report["ports"]["failing"]["loads"];
+    assert_eq!(report["ports"]["failing"]["state"], "partial");
+    let groups = loads["notCompared"].as_array().unwrap();
+    let group = |why: &str| {
+        groups
+            .iter()
+            .find(|g| g["why"]["why"] == why)
+            .unwrap_or_else(|| panic!("no {why} group: {groups:#?}"))
+    };
+    let names = |g: &Value| -> Vec<String> {
+        g["names"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap().to_owned())
+            .collect()
+    };
+    let refused = group("error-reply");
+    assert_eq!(refused["why"]["message"], "<b>refused</b>");
+    assert_eq!(names(refused), ["refuse-me"]);
+    let crashed = group("fault");
+    assert_eq!(crashed["why"]["fault"]["kind"], "exited", "{crashed:#}");
+    assert_eq!(names(crashed), ["crash-me"]);
+    // Every other load was compared (the session restarted the crashed adapter), and agrees.
+    assert_eq!(loads["count"].as_u64().unwrap() + 2, report["loadCount"]);
+    assert_eq!(loads["differences"], serde_json::json!([]));
+    // The untrusted message is escaped in the page.
+    let page = std::fs::read_to_string(reports.join("corpus.html")).unwrap();
+    assert!(!page.contains("<b>refused"));
 }

@@ -17,6 +17,7 @@ mod compare_render;
 mod composite_action;
 mod containment;
 mod corpus;
+mod corpus_html;
 mod determinism;
 mod fault_injection;
 mod fixture_escape;

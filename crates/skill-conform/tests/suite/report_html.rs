@@ -7,8 +7,9 @@
 //! `SKILL_CONFORM_REQUIRE_CHROMIUM=1` (CI), which turns absence into a failure.
 //! `SKILL_CONFORM_SCREENSHOT_DIR=DIR` also copies the screenshot there.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
+
+use crate::common::{chromium, headless};
 
 use skill_conform::case::CaseId;
 use skill_conform::judge::{
@@ -119,43 +120,6 @@ fn untrusted_text_is_escaped_and_every_status_has_a_cell() {
         !page.contains("http://") && !page.contains("https://"),
         "no CDN"
     );
-}
-
-fn chromium() -> Option<PathBuf> {
-    let found = ["chromium", "chromium-browser"].iter().find_map(|name| {
-        let out = Command::new("which").arg(name).output().ok()?;
-        out.status
-            .success()
-            .then(|| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
-    });
-    if found.is_none() {
-        let required = std::env::var("SKILL_CONFORM_REQUIRE_CHROMIUM").is_ok_and(|v| v == "1");
-        assert!(
-            !required,
-            "chromium is not installed and SKILL_CONFORM_REQUIRE_CHROMIUM=1 (hint: apt-get install -y chromium)"
-        );
-        println!("skipped: chromium is not installed (set SKILL_CONFORM_REQUIRE_CHROMIUM=1 to fail instead)");
-    }
-    found
-}
-
-fn headless(chromium: &Path, profile: &Path, extra: &[&str], url: &str) -> String {
-    let out = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-dev-shm-usage",
-            "--window-size=1400,1000",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(extra)
-        .arg(url)
-        .output()
-        .expect("chromium starts");
-    assert!(out.status.success(), "chromium failed: {out:?}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]

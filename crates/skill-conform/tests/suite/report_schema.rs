@@ -61,6 +61,32 @@ fn a_report_of_the_previous_format_validates_and_merges() {
 }
 
 #[test]
+fn a_corpus_json_of_the_previous_format_validates_and_reads() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus-format-1.json");
+    let text = std::fs::read_to_string(path).unwrap();
+    let value: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(value["format"], 1);
+    let validator = jsonschema::validator_for(&skill_conform::corpus::schema()).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&value)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let report = skill_conform::corpus::read(&text).unwrap();
+    // Format 1's claim is kept as it was; nothing says it was complete.
+    assert_eq!(report.agreement, Some(false));
+    assert!(!report.complete);
+    assert_eq!(report.disagreeing(), ["ghost", "mutant-ldw"]);
+    let mut future = value.clone();
+    future["format"] = Value::from(3);
+    let error = skill_conform::corpus::read(&future.to_string()).unwrap_err();
+    assert!(
+        error.contains("not a corpus.json of format 2 or 1"),
+        "{error}"
+    );
+}
+
+#[test]
 fn a_report_that_breaks_the_model_is_a_usage_error_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("report.json");
