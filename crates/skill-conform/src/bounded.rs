@@ -10,16 +10,16 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// How long one toolchain probe (`python3 --version`, `mvn -v`) may take.
-pub const PROBE_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const PROBE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// How long a port's set-up may take (installing packages, compiling).
-pub const SETUP_TIMEOUT: Duration = Duration::from_secs(20 * 60);
+pub(crate) const SETUP_TIMEOUT: Duration = Duration::from_secs(20 * 60);
 
 /// Environment variable: milliseconds that cap every helper timeout (tests shorten them).
-pub const HELPER_TIMEOUT_ENV: &str = "SKILL_CONFORM_HELPER_TIMEOUT_MS";
+pub(crate) const HELPER_TIMEOUT_ENV: &str = "SKILL_CONFORM_HELPER_TIMEOUT_MS";
 
 /// `named`, or less when [`HELPER_TIMEOUT_ENV`] says so.
-pub fn effective(named: Duration) -> Duration {
+pub(crate) fn effective(named: Duration) -> Duration {
     shortened(named, std::env::var(HELPER_TIMEOUT_ENV).ok().as_deref())
 }
 
@@ -31,7 +31,7 @@ fn shortened(named: Duration, cap_ms: Option<&str>) -> Duration {
 
 /// A helper that ran to its end, with what it printed.
 #[derive(Debug)]
-pub struct Finished {
+pub(crate) struct Finished {
     pub status: ExitStatus,
     pub stdout: String,
     pub stderr: String,
@@ -39,7 +39,7 @@ pub struct Finished {
 
 /// Why a helper has no [`Finished`].
 #[derive(Debug)]
-pub enum Failure {
+pub(crate) enum Failure {
     /// It could not be started.
     Spawn(std::io::Error),
     /// It ran past its timeout; its whole process group was killed.
@@ -53,7 +53,7 @@ pub fn run(command: &mut Command, timeout: Duration) -> Result<Finished, Failure
 }
 
 /// [`run`], handing each stderr line to `on_stderr_line` as it arrives (set-up's progress).
-pub fn run_watching(
+pub(crate) fn run_watching(
     command: &mut Command,
     timeout: Duration,
     on_stderr_line: Box<dyn Fn(&str) + Send>,

@@ -46,10 +46,10 @@ use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 /// The name of the manifest file inside a case directory.
-pub const MANIFEST: &str = "case.toml";
+pub(crate) const MANIFEST: &str = "case.toml";
 
 /// The name every default `load` list ends with: a skill no fixture defines.
-pub const UNKNOWN_SKILL: &str = "no-such-skill";
+pub(crate) const UNKNOWN_SKILL: &str = "no-such-skill";
 
 /// A setup error about the fixture tree or a `case.toml`. Each renders as one line.
 #[derive(Debug, thiserror::Error)]
@@ -165,7 +165,7 @@ impl Field {
     }
 
     /// The default `compare` set: inventory, loads and prompt.
-    pub fn default_set() -> BTreeSet<Field> {
+    pub(crate) fn default_set() -> BTreeSet<Field> {
         BTreeSet::from([Field::Inventory, Field::Loads, Field::Prompt])
     }
 }
@@ -325,7 +325,7 @@ impl CaseSpec {
 
     /// The default `load` list: the accepted names in code-point order (duplicates once), then
     /// [`UNKNOWN_SKILL`].
-    pub fn default_load(accepted_names: &[String]) -> Vec<String> {
+    pub(crate) fn default_load(accepted_names: &[String]) -> Vec<String> {
         let mut names: Vec<String> = accepted_names.to_vec();
         names.sort();
         names.dedup();
@@ -334,7 +334,7 @@ impl CaseSpec {
     }
 
     /// The case's `load` list if it has one, else [`CaseSpec::default_load`].
-    pub fn load_or_default(&self, accepted_names: &[String]) -> Vec<String> {
+    pub(crate) fn load_or_default(&self, accepted_names: &[String]) -> Vec<String> {
         match &self.load {
             Some(load) => load.clone(),
             None => CaseSpec::default_load(accepted_names),
@@ -660,7 +660,7 @@ pub struct Selection<'a> {
 
 /// The one case-glob builder (`--case`, the `cases` of `expected.toml`, fault injection):
 /// `*` and `?` stay within one segment, `**` crosses `/`, `\` escapes.
-pub fn case_glob(pattern: &str) -> Result<GlobMatcher, globset::Error> {
+pub(crate) fn case_glob(pattern: &str) -> Result<GlobMatcher, globset::Error> {
     GlobBuilder::new(pattern)
         .literal_separator(true)
         .backslash_escape(true)

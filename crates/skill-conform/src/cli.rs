@@ -13,9 +13,9 @@ use crate::error::{Error, ExitCode};
 
 /// The longest `--handshake-timeout` / `--run-timeout` accepted: a day, in seconds (a bigger
 /// value would overflow a deadline).
-pub const MAX_TIMEOUT_SECS: u64 = 86_400;
+pub(crate) const MAX_TIMEOUT_SECS: u64 = 86_400;
 /// The largest `--repeat` and `--max-timeouts` accepted.
-pub const MAX_COUNT: u32 = 1_000;
+pub(crate) const MAX_COUNT: u32 = 1_000;
 use crate::reference::{run_reference, LoadList};
 
 #[derive(Debug, Parser)]
@@ -24,7 +24,7 @@ use crate::reference::{run_reference, LoadList};
     version,
     about = "Keeps the language ports of a SKILL.md loader byte-identical"
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
@@ -260,7 +260,7 @@ pub struct FoundRepoArgs {
 
 impl FoundRepoArgs {
     /// The repository: as given, else found ([`crate::repo_root::locate`]).
-    pub fn locate(&self) -> PathBuf {
+    pub(crate) fn locate(&self) -> PathBuf {
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
         let exe = std::env::current_exe().ok();
         crate::repo_root::locate(self.repo.as_deref(), &cwd, exe.as_deref())

@@ -71,10 +71,10 @@ fn skill_file(rng: &mut ChaCha8Rng, name: &str) -> String {
 
 /// The most skills `gen-corpus` writes (ten times what `just bench-large` uses): a bigger tree
 /// is a typo, not a benchmark.
-pub const MAX_SKILLS: u64 = 1_000_000;
+pub(crate) const MAX_SKILLS: u64 = 1_000_000;
 
 /// How often [`generate_with_progress`] reports: every this many skills.
-pub const PROGRESS_EVERY: usize = 10_000;
+pub(crate) const PROGRESS_EVERY: usize = 10_000;
 
 /// Writes a tree of about `skills` skills under `dir` (which must be empty or absent).
 pub fn generate(dir: &Path, skills: usize, seed: u64) -> io::Result<GeneratedTree> {
@@ -82,7 +82,7 @@ pub fn generate(dir: &Path, skills: usize, seed: u64) -> io::Result<GeneratedTre
 }
 
 /// [`generate`], calling `progress(done)` after every [`PROGRESS_EVERY`] skills.
-pub fn generate_with_progress(
+pub(crate) fn generate_with_progress(
     dir: &Path,
     skills: usize,
     seed: u64,

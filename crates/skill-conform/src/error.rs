@@ -35,7 +35,7 @@ impl ExitCode {
 
     /// Which code wins when several apply: an interruption, then port trouble, then usage, then
     /// a divergence.
-    pub fn precedence(self) -> u8 {
+    pub(crate) fn precedence(self) -> u8 {
         match self {
             ExitCode::Terminated => 5,
             ExitCode::Interrupted => 4,
@@ -56,7 +56,7 @@ impl ExitCode {
     }
 
     /// What the code means, for the README table.
-    pub fn meaning(self) -> &'static str {
+    pub(crate) fn meaning(self) -> &'static str {
         match self {
             ExitCode::Ok => "every pinned case as expected",
             ExitCode::Divergence => {

@@ -19,7 +19,7 @@ const MAX_SHOWN_BYTES: u64 = 16 * 1024;
 
 /// The rule lines of a case: `rule: ID (pinned): statement — anchor`, or the bare id for one
 /// the contract does not know (a profile's own ids).
-pub fn rule_lines(rules: &[String]) -> Vec<String> {
+pub(crate) fn rule_lines(rules: &[String]) -> Vec<String> {
     rules
         .iter()
         .map(|id| match skill_ref::rules::lookup(id) {

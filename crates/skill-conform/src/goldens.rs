@@ -25,7 +25,7 @@ use crate::reference::run_case;
 use crate::sandbox::Sandbox;
 
 /// The golden file format; bump it when the shape of a golden changes.
-pub const FORMAT_VERSION: u32 = 1;
+pub(crate) const FORMAT_VERSION: u32 = 1;
 
 /// Where the fixtures and the goldens live.
 #[derive(Clone, Debug)]
@@ -52,7 +52,7 @@ impl Layout {
 }
 
 /// The text of `goldens/VERSION`.
-pub fn version_text() -> String {
+pub(crate) fn version_text() -> String {
     format!(
         "format {FORMAT_VERSION}\ncontract {}\n",
         skill_ref::CONTRACT_REVISION
@@ -67,7 +67,7 @@ pub enum Expected {
 }
 
 /// Computes the expected (golden) text of `case` with `config` in a fresh sandbox.
-pub fn expected_text(case: &CaseSpec, config: Config) -> Result<Expected, Error> {
+pub(crate) fn expected_text(case: &CaseSpec, config: Config) -> Result<Expected, Error> {
     let sandbox = Sandbox::prepare(case, false).map_err(|e| Error::Usage(e.to_string()))?;
     if let Some(why) = sandbox.vacuous() {
         return Ok(Expected::Vacuous(why.to_owned()));
@@ -76,7 +76,7 @@ pub fn expected_text(case: &CaseSpec, config: Config) -> Result<Expected, Error>
 }
 
 /// The expected text of `case` run in an already prepared sandbox with `roots`.
-pub fn expected_in(case: &CaseSpec, config: Config, roots: &[String]) -> String {
+pub(crate) fn expected_in(case: &CaseSpec, config: Config, roots: &[String]) -> String {
     let run = run_case(config, case, roots);
     let compared = compared_form(&run.reply, roots, &case.compare);
     skill_ref::canonical::to_canonical_string(&compared)
@@ -283,7 +283,7 @@ impl WriteReport {
 }
 
 /// True when the environment says this is CI, where goldens are never written.
-pub fn is_ci() -> bool {
+pub(crate) fn is_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
 }
 

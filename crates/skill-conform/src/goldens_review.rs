@@ -27,13 +27,13 @@ use crate::error::Error;
 use crate::goldens::{Expected, Layout};
 
 /// The generated file of fixture hashes, under `goldens/`.
-pub const FIXTURES_FILE: &str = "FIXTURES.sha256";
+pub(crate) const FIXTURES_FILE: &str = "FIXTURES.sha256";
 /// The contract changelog, under `goldens/`.
-pub const CHANGELOG_FILE: &str = "CHANGELOG.md";
+pub(crate) const CHANGELOG_FILE: &str = "CHANGELOG.md";
 
 /// SHA-256 over a case directory: every entry's relative path, kind, and bytes (or link
 /// target), in sorted order.
-pub fn fixture_hash(dir: &Path) -> String {
+pub(crate) fn fixture_hash(dir: &Path) -> String {
     let mut hasher = Sha256::new();
     for entry in walkdir::WalkDir::new(dir)
         .sort_by_file_name()
@@ -105,7 +105,7 @@ pub fn changelog_problem(layout: &Layout) -> Option<String> {
 }
 
 /// One change summed up without context: `/prompt line 1: - ## Available Skills + ## Skills`.
-pub fn change_summary(mismatch: &Mismatch) -> String {
+pub(crate) fn change_summary(mismatch: &Mismatch) -> String {
     let place = &mismatch.pointer;
     match (&mismatch.expected, &mismatch.actual) {
         (Some(Value::String(old)), Some(Value::String(new)))
@@ -160,7 +160,7 @@ pub struct Review {
 impl Review {
     /// Reads the recorded fixture hashes and revision and refuses (before anything is written)
     /// when an existing case's golden moves with neither its fixture nor the revision changed.
-    pub fn before_write(
+    pub(crate) fn before_write(
         layout: &Layout,
         cases: &[CaseSpec],
         expected: &BTreeMap<CaseId, Expected>,
@@ -207,14 +207,14 @@ impl Review {
     }
 
     /// Writes `goldens/FIXTURES.sha256` for the cases just written.
-    pub fn after_write(&self, layout: &Layout) -> Result<(), Error> {
+    pub(crate) fn after_write(&self, layout: &Layout) -> Result<(), Error> {
         let path = layout.goldens.join(FIXTURES_FILE);
         fs::write(&path, manifest_text(&self.manifest))
             .map_err(|e| Error::io(format!("writing `{}`", path.display()), e))
     }
 
     /// The changed goldens, one block per identical change (largest group first).
-    pub fn render_changes(&self, changed: &[(CaseId, Vec<Mismatch>)]) -> String {
+    pub(crate) fn render_changes(&self, changed: &[(CaseId, Vec<Mismatch>)]) -> String {
         let mut groups: BTreeMap<String, Vec<&CaseId>> = BTreeMap::new();
         for (case, mismatches) in changed {
             groups.entry(group_key(mismatches)).or_default().push(case);

@@ -10,7 +10,7 @@ use crate::tamper::{digest_repository, TreeDigest};
 
 /// The guarded trees of one repository as they were when the run started.
 #[derive(Debug)]
-pub struct RepositoryGuard {
+pub(crate) struct RepositoryGuard {
     repo: PathBuf,
     before: TreeDigest,
 }

@@ -8,11 +8,11 @@
 use std::num::NonZeroU32;
 
 /// The default of `--max-timeouts`.
-pub const DEFAULT_MAX_TIMEOUTS: u32 = 3;
+pub(crate) const DEFAULT_MAX_TIMEOUTS: u32 = 3;
 
 /// Counts consecutive timeouts against a limit.
 #[derive(Clone, Debug)]
-pub struct HangBudget {
+pub(crate) struct HangBudget {
     limit: Option<NonZeroU32>,
     consecutive: u32,
     reason: Option<String>,
@@ -29,7 +29,7 @@ impl HangBudget {
     }
 
     /// Records one received case: whether it timed out.
-    pub fn record(&mut self, timed_out: bool) {
+    pub(crate) fn record(&mut self, timed_out: bool) {
         if self.reason.is_some() {
             return;
         }
@@ -46,7 +46,7 @@ impl HangBudget {
     }
 
     /// Why the remaining cases are not sent, once the budget is used up.
-    pub fn exhausted(&self) -> Option<&str> {
+    pub(crate) fn exhausted(&self) -> Option<&str> {
         self.reason.as_deref()
     }
 }

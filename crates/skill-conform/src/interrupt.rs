@@ -124,14 +124,14 @@ impl Interruption {
 
 /// What [`clean_up`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Cleaned {
+pub(crate) struct Cleaned {
     pub groups_killed: usize,
     pub dirs_removed: usize,
 }
 
 /// SIGKILLs every registered process group and removes every registered directory, emptying the
 /// registry. Groups go first, so nothing is still writing into a directory being removed.
-pub fn clean_up() -> Cleaned {
+pub(crate) fn clean_up() -> Cleaned {
     let (groups, dirs) = {
         let mut registry = registry();
         (
@@ -155,7 +155,7 @@ pub fn clean_up() -> Cleaned {
 }
 
 /// What the run does once its groups and directories are gone: write the partial reports.
-pub type InterruptHook = Box<dyn FnOnce(Interruption) + Send>;
+pub(crate) type InterruptHook = Box<dyn FnOnce(Interruption) + Send>;
 
 /// Installs the SIGINT/SIGTERM handling described in the module doc. Call it once, early.
 pub fn install(on_interrupt: InterruptHook) -> std::io::Result<()> {

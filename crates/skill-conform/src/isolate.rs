@@ -117,7 +117,7 @@ pub fn main(args: IsolateArgs) -> Result<crate::error::ExitCode, crate::error::E
 
 /// Restricts the calling thread (and every program it later executes) to `policy`, and says how
 /// much of it holds. Other threads of the process are not restricted.
-pub fn restrict_current_thread(policy: &Policy) -> Result<Isolation, IsolateError> {
+pub(crate) fn restrict_current_thread(policy: &Policy) -> Result<Isolation, IsolateError> {
     let mut ruleset = Ruleset::default().handle_access(AccessFs::from_all(POLICY_ABI))?;
     if policy.deny_tcp {
         ruleset = ruleset.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)?;
@@ -163,7 +163,11 @@ pub fn probe(policy: &Policy) -> Result<Isolation, IsolateError> {
 /// The hidden `isolate` subcommand: restricts itself to `policy`, then executes `program` with
 /// `args` (same environment and working directory). Returns only on failure, with a one-line
 /// message; a kernel without Landlock is not a failure (the program runs unrestricted).
-pub fn exec_isolated(policy: &Policy, program: &OsString, args: &[OsString]) -> IsolateError {
+pub(crate) fn exec_isolated(
+    policy: &Policy,
+    program: &OsString,
+    args: &[OsString],
+) -> IsolateError {
     use std::os::unix::process::CommandExt;
     if let Err(error) = restrict_current_thread(policy) {
         return error;

@@ -58,7 +58,12 @@
 //! | [`writing_tool`] | `claude plugin validate` observed per case: the writing-tool column |
 //! | `toml_file`   | the one TOML reader: serde types, errors with file, line and field    |
 //!
-//! The `pub` modules are the surface the CLI, the integration tests and the benches use.
+//! The `pub` modules are the surface the CLI, the integration tests and the benches use; inside
+//! them an item is `pub` only when one of those names it, and `pub(crate)` otherwise.
+
+// The docs link the crate's own items, most of them `pub(crate)`: read them with
+// `cargo doc --document-private-items`.
+#![allow(rustdoc::private_intra_doc_links)]
 
 mod bounded;
 pub mod case;

@@ -32,14 +32,14 @@ use crate::case::Field;
 
 /// Root spellings and their placeholders, longest spelling first.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Redactions {
+pub(crate) struct Redactions {
     /// (spelling, placeholder); sorted by length descending, then spelling.
     entries: Vec<(String, String)>,
 }
 
 impl Redactions {
     /// The redactions for `roots`: `{root0}` for `roots[0]`, and so on.
-    pub fn for_roots(roots: &[String]) -> Redactions {
+    pub(crate) fn for_roots(roots: &[String]) -> Redactions {
         let mut entries: Vec<(String, String)> = Vec::new();
         for (index, root) in roots.iter().enumerate() {
             if root.is_empty() {
@@ -56,7 +56,7 @@ impl Redactions {
     }
 
     /// `text` with every root spelling replaced by its placeholder.
-    pub fn redact_str(&self, text: &str) -> String {
+    pub(crate) fn redact_str(&self, text: &str) -> String {
         if self.entries.is_empty() {
             return text.to_owned();
         }
@@ -95,7 +95,7 @@ impl Redactions {
 pub use skill_ref::skill_block::percent_encode;
 
 /// The compared form of a raw reply (see the module doc).
-pub fn normalize(reply: &Value, roots: &[String], compare: &BTreeSet<Field>) -> Value {
+pub(crate) fn normalize(reply: &Value, roots: &[String], compare: &BTreeSet<Field>) -> Value {
     let redacted = Redactions::for_roots(roots).redact(reply);
     let Value::Object(mut map) = redacted else {
         return redacted;
@@ -146,7 +146,7 @@ fn sort_by_location(entries: &mut [Value]) {
 
 /// The compared form of any reply: an error reply compares as `{"error": MESSAGE}` (redacted),
 /// anything else as [`normalize`] makes it.
-pub fn compared_form(reply: &Value, roots: &[String], compare: &BTreeSet<Field>) -> Value {
+pub(crate) fn compared_form(reply: &Value, roots: &[String], compare: &BTreeSet<Field>) -> Value {
     match reply.get("error") {
         Some(error) => {
             let mut map = Map::new();

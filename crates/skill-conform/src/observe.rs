@@ -82,7 +82,7 @@ pub enum PortTrouble {
 
 /// Everything observed on one port.
 #[derive(Clone, Debug)]
-pub struct PortObservation {
+pub(crate) struct PortObservation {
     pub name: String,
     pub hello: Option<HelloReply>,
     pub trouble: Option<PortTrouble>,
@@ -169,7 +169,7 @@ fn smoke(session: &mut Session) -> Result<(), PortTrouble> {
 
 /// Options for observing.
 #[derive(Clone, Debug, Default)]
-pub struct ObserveOptions {
+pub(crate) struct ObserveOptions {
     pub timeouts: Timeouts,
     pub keep_sandbox: bool,
     /// After this many timeouts in a row the port's remaining cases are not sent (`None`: never
@@ -179,7 +179,7 @@ pub struct ObserveOptions {
 
 /// A port after its start: a live session that passed the smoke pair, or an observation that
 /// already says why the port cannot be judged (unavailable or broken).
-pub enum Started {
+pub(crate) enum Started {
     Ready {
         session: Box<Session>,
         observation: PortObservation,
@@ -189,7 +189,7 @@ pub enum Started {
 
 /// Starts a resolved port: spawn, handshake, smoke pair. Needs no plan, so the runner does it
 /// while the cases are being planned.
-pub fn start_port(resolved: Resolved, options: &ObserveOptions) -> Started {
+pub(crate) fn start_port(resolved: Resolved, options: &ObserveOptions) -> Started {
     let (name, command) = match resolved {
         Resolved::Unavailable { name, reason } => {
             return Started::Done(PortObservation {
@@ -247,7 +247,7 @@ impl Started {
 
 /// A sandbox built ahead of its case with its digest taken once prepared (compared again after
 /// the reply), or why it could not be.
-pub type Prepared = Result<(Sandbox, TreeDigest), String>;
+pub(crate) type Prepared = Result<(Sandbox, TreeDigest), String>;
 
 /// Prepares the sandbox of `case` where `placement` says and digests it.
 fn prepare_digested(case: &CaseSpec, keep: bool, placement: &Placement) -> Prepared {
@@ -258,7 +258,7 @@ fn prepare_digested(case: &CaseSpec, keep: bool, placement: &Placement) -> Prepa
 }
 
 /// The order in which a port runs its cases: `(pass, index into cases)`.
-pub fn run_order(passes: &[Vec<usize>]) -> Vec<(usize, usize)> {
+pub(crate) fn run_order(passes: &[Vec<usize>]) -> Vec<(usize, usize)> {
     passes
         .iter()
         .enumerate()
@@ -268,14 +268,14 @@ pub fn run_order(passes: &[Vec<usize>]) -> Vec<(usize, usize)> {
 
 /// How many sandboxes the builder keeps ready ahead of the case being run: enough to cover an
 /// adapter's start, few enough that `--repeat` on seven ports does not hold every copy at once.
-pub const SANDBOXES_AHEAD: usize = 64;
+pub(crate) const SANDBOXES_AHEAD: usize = 64;
 
 /// Starts a thread that builds the sandbox of every case in `order`, in that order, each as its
 /// pass's placement says (`placements[pass]`; the default one past its end), and hands them
 /// over as they are ready, at most [`SANDBOXES_AHEAD`] ahead. The runner starts it while the
 /// adapter is still starting (a Python or JVM start leaves a core idle), so the cases rarely
 /// wait on the filesystem.
-pub fn build_sandboxes(
+pub(crate) fn build_sandboxes(
     specs: Vec<crate::case::CaseSpec>,
     order: Vec<(usize, usize)>,
     (keep, placements): (bool, Vec<Placement>),
@@ -301,7 +301,7 @@ pub fn build_sandboxes(
 /// lists indices into `cases` in the order to run them (`run --repeat N`); the first pass goes
 /// into [`PortObservation::observed`], the others into [`PortObservation::repeats`]. Used
 /// sandboxes are deleted by a helper thread. The session is left [`Closing`].
-pub fn run_started_with(
+pub(crate) fn run_started_with(
     started: Started,
     cases: &[PlannedCase],
     passes: &[Vec<usize>],
@@ -383,7 +383,7 @@ pub fn run_started_with(
 /// runner judges and reports meanwhile; dropping this waits until the adapter is gone. What
 /// happens after `bye` is not judged.
 #[must_use = "dropping a Closing waits for the adapter to exit"]
-pub struct Closing(Option<std::thread::JoinHandle<()>>);
+pub(crate) struct Closing(Option<std::thread::JoinHandle<()>>);
 
 impl Closing {
     fn start(session: Box<Session>) -> Closing {

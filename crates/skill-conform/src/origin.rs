@@ -9,7 +9,10 @@ use std::process::Command;
 use crate::port::{PortRequest, PortSpec, REFERENCE};
 
 /// The origin of `request` as one line; `None` for the built-in reference.
-pub fn describe(request: &PortRequest, specs: &BTreeMap<String, PortSpec>) -> Option<String> {
+pub(crate) fn describe(
+    request: &PortRequest,
+    specs: &BTreeMap<String, PortSpec>,
+) -> Option<String> {
     match request {
         PortRequest::Command { argv, .. } => Some(format!("adapter `{}`", argv.join(" "))),
         PortRequest::Named { name, .. } if name == REFERENCE => None,

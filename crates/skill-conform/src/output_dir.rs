@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::error::Error;
 
 /// Creates `dir` if needed and proves a file can be created in it (the probe is removed).
-pub fn check_writable(dir: &Path, flag: &str) -> Result<(), Error> {
+pub(crate) fn check_writable(dir: &Path, flag: &str) -> Result<(), Error> {
     let refuse = |cause: String| {
         Error::Usage(format!(
             "cannot write reports to `{}`: {cause} (hint: pass {flag} DIR with a writable directory)",

@@ -31,7 +31,7 @@ fn slot() -> MutexGuard<'static, Option<Armed>> {
 
 /// Starts reporting `results` (and what [`update`] adds) if the run is interrupted, into
 /// `report_dir`, with `repo` redacted; installs the interrupt watcher the first time.
-pub fn arm(results: Results, report_dir: PathBuf, repo: PathBuf) {
+pub(crate) fn arm(results: Results, report_dir: PathBuf, repo: PathBuf) {
     *slot() = Some(Armed {
         results,
         report_dir,
@@ -43,7 +43,7 @@ pub fn arm(results: Results, report_dir: PathBuf, repo: PathBuf) {
 /// Installs the interrupt watcher, once per process: on SIGINT/SIGTERM it kills every registered
 /// process group, removes every registered directory, writes the armed run's reports (if any)
 /// and exits 130 or 143.
-pub fn watch() {
+pub(crate) fn watch() {
     static INSTALLED: OnceLock<()> = OnceLock::new();
     INSTALLED.get_or_init(|| {
         if let Err(error) = crate::interrupt::install(Box::new(write_interrupted)) {
@@ -53,19 +53,19 @@ pub fn watch() {
 }
 
 /// Adds to the results an interruption would report (nothing when no run is armed).
-pub fn update(add: impl FnOnce(&mut Results)) {
+pub(crate) fn update(add: impl FnOnce(&mut Results)) {
     if let Some(armed) = slot().as_mut() {
         add(&mut armed.results);
     }
 }
 
 /// The run wrote its own reports: an interruption from now on writes nothing.
-pub fn disarm() {
+pub(crate) fn disarm() {
     *slot() = None;
 }
 
 /// The interrupt hook: writes the armed run's reports, marked `interrupted` by `signal`.
-pub fn write_interrupted(signal: Interruption) {
+pub(crate) fn write_interrupted(signal: Interruption) {
     let Some(mut armed) = slot().take() else {
         return;
     };

@@ -26,7 +26,7 @@ use crate::sandbox::Sandbox;
 
 /// One port to run, as the user gave it.
 #[derive(Clone, Debug)]
-pub struct PortPlan {
+pub(crate) struct PortPlan {
     /// The request as given: its name and its origin (`NAME`, `NAME@VERSION`, `NAME=PATH` or
     /// `--adapter NAME=COMMAND`; see [`PortRequest::as_given`]).
     pub request: PortRequest,
@@ -39,7 +39,7 @@ pub struct PortPlan {
 
 /// Where the reports go and how they are redacted.
 #[derive(Clone, Debug)]
-pub struct ReportTargets {
+pub(crate) struct ReportTargets {
     pub dir: PathBuf,
     /// Redact durations and sandbox paths (hidden `--redact-volatile`).
     pub redact_volatile: bool,
@@ -51,7 +51,7 @@ pub struct ReportTargets {
 
 /// How many passes, in which case orders (`--repeat N`, `--seed S`, hidden `--shuffle`).
 #[derive(Clone, Debug)]
-pub struct Repeat {
+pub(crate) struct Repeat {
     pub passes: u32,
     pub seed: u64,
     pub shuffle: bool,
@@ -67,7 +67,7 @@ pub struct Repeat {
 /// Room for the next issues, each a field validated in [`Plan::new`]: the contract profile,
 /// the isolation policy, and the reply-size cap (today a constant of the session).
 #[derive(Debug)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// Absolute, so that messages, reports and adapters do not depend on the working directory.
     pub repo: PathBuf,
     /// `adapters/ports.toml`.
@@ -156,7 +156,7 @@ impl Plan {
 
 /// The repository root, absolute and canonical, so that messages, reports and adapters do not
 /// depend on the working directory.
-pub fn canonical_repo(repo: &std::path::Path) -> Result<PathBuf, Error> {
+pub(crate) fn canonical_repo(repo: &std::path::Path) -> Result<PathBuf, Error> {
     std::fs::canonicalize(repo).map_err(|e| {
         Error::Usage(format!(
             "repository `{}`: {e} (hint: pass --repo DIR)",
@@ -261,7 +261,7 @@ fn read_expectations(
 
 /// A selected case and its committed golden: everything known before the reference runs.
 #[derive(Clone, Debug)]
-pub struct SelectedCase {
+pub(crate) struct SelectedCase {
     pub spec: case::CaseSpec,
     pub golden: String,
 }
@@ -269,7 +269,7 @@ pub struct SelectedCase {
 /// What [`select_cases`] found: the selected cases, and every case id of the fixture set
 /// (against which `expected.toml` globs are checked).
 #[derive(Clone, Debug)]
-pub struct CaseSelection {
+pub(crate) struct CaseSelection {
     pub all_ids: Vec<case::CaseId>,
     pub cases: Vec<SelectedCase>,
 }
@@ -281,7 +281,7 @@ pub fn plan_cases(layout: &Layout, globs: &[String]) -> Result<Vec<PlannedCase>,
 
 /// The cheap half of planning, where every usage error is found: discovery, the goldens'
 /// version, the `--case` globs, and each selected case's golden.
-pub fn select_cases(layout: &Layout, globs: &[String]) -> Result<CaseSelection, Error> {
+pub(crate) fn select_cases(layout: &Layout, globs: &[String]) -> Result<CaseSelection, Error> {
     let cases = case::discover(&layout.fixtures).map_err(|e| Error::Usage(e.to_string()))?;
     let version_path = layout.goldens.join("VERSION");
     let version = std::fs::read_to_string(&version_path).unwrap_or_default();
@@ -338,7 +338,7 @@ fn case_error(case: &crate::case::CaseId, error: crate::sandbox::SandboxError) -
 
 /// The costly half: the request of each case, whose default load list needs the reference to
 /// run in a sandbox (the runner does this while the ports set up and start).
-pub fn plan_loads(selected: Vec<SelectedCase>) -> Result<Vec<PlannedCase>, Error> {
+pub(crate) fn plan_loads(selected: Vec<SelectedCase>) -> Result<Vec<PlannedCase>, Error> {
     let mut planned = Vec::new();
     for SelectedCase { spec, golden } in selected {
         let tool = spec.compare.contains(&Field::Tool);

@@ -31,7 +31,7 @@ impl WithEnv for AdapterCommand {
 }
 
 /// The port name of the built-in reference adapter.
-pub const REFERENCE: &str = "reference";
+pub(crate) const REFERENCE: &str = "reference";
 
 /// One `[ports.NAME]` table of `adapters/ports.toml`.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
@@ -64,7 +64,7 @@ pub struct PortSpec {
 /// `adapters/ports.toml`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PortsFile {
+pub(crate) struct PortsFile {
     pub ports: BTreeMap<String, PortSpec>,
     /// Writing tools (not ports): read by [`crate::writing_tool`].
     #[serde(default)]
@@ -77,7 +77,7 @@ pub fn read_ports(repo: &Path) -> Result<BTreeMap<String, PortSpec>, Error> {
 }
 
 /// Reads the ports of `adapters/ports.toml` under `repo` that declare `profile`.
-pub fn read_profile_ports(
+pub(crate) fn read_profile_ports(
     repo: &Path,
     profile: crate::profile::Profile,
 ) -> Result<BTreeMap<String, PortSpec>, Error> {
@@ -92,7 +92,7 @@ fn read_all_ports(repo: &Path) -> Result<BTreeMap<String, PortSpec>, Error> {
 }
 
 /// Reads `adapters/ports.toml` under `repo`: its ports and its writing tools.
-pub fn read_ports_file(repo: &Path) -> Result<PortsFile, Error> {
+pub(crate) fn read_ports_file(repo: &Path) -> Result<PortsFile, Error> {
     let path = repo.join("adapters/ports.toml");
     let text = std::fs::read_to_string(&path).map_err(|e| {
         Error::Usage(format!(
@@ -132,7 +132,7 @@ impl PortRequest {
     /// path is shell-quoted; an adapter command is joined with shell quoting
     /// ([`shell_words::join`]) and the whole `NAME=COMMAND` quoted again, so that the shell and
     /// [`PortRequest::parse_adapter`] give back the same argument vector.
-    pub fn as_given(&self) -> String {
+    pub(crate) fn as_given(&self) -> String {
         match self {
             PortRequest::Named {
                 name,
@@ -153,7 +153,7 @@ impl PortRequest {
     }
 
     /// Parses a `--port` value.
-    pub fn parse_port(text: &str) -> Result<PortRequest, String> {
+    pub(crate) fn parse_port(text: &str) -> Result<PortRequest, String> {
         let (name, version, path) = if let Some((name, path)) = text.split_once('=') {
             (name, None, Some(PathBuf::from(path)))
         } else if let Some((name, version)) = text.split_once('@') {
@@ -174,7 +174,7 @@ impl PortRequest {
     /// Parses an `--adapter NAME=COMMAND` value. The command is split into words as a POSIX
     /// shell would ([`shell_words::split`]): plain words split on whitespace, and quotes keep an
     /// argument with spaces or quotes in it whole (`sh -c 'exec x "$@"'`).
-    pub fn parse_adapter(text: &str) -> Result<PortRequest, String> {
+    pub(crate) fn parse_adapter(text: &str) -> Result<PortRequest, String> {
         let (name, command) = text
             .split_once('=')
             .ok_or_else(|| format!("`{text}` is not NAME=COMMAND"))?;
@@ -206,7 +206,7 @@ fn always_quoted(text: &str) -> String {
 /// `text` as one shell word: as it is when it holds only characters no shell treats specially
 /// (`[A-Za-z0-9._/@%+=:,-]`, not empty), else single-quoted. Stricter than
 /// [`shell_words::quote`], which leaves `{`, `}` and `!` (brace expansion, history) bare.
-pub fn shell_word(text: &str) -> String {
+pub(crate) fn shell_word(text: &str) -> String {
     let plain = !text.is_empty()
         && text
             .bytes()
@@ -220,7 +220,7 @@ pub fn shell_word(text: &str) -> String {
 
 /// The port-name rule: ASCII letters, digits, `-` and `_`, at least one. A name is used as a
 /// directory under `adapters/` and in trial names, so nothing else may pass.
-pub fn is_port_name(name: &str) -> bool {
+pub(crate) fn is_port_name(name: &str) -> bool {
     !name.is_empty()
         && name
             .chars()
@@ -262,7 +262,10 @@ impl Resolved {
 }
 
 /// Checks a request against the known ports; an unknown name is a usage error.
-pub fn check_known(request: &PortRequest, ports: &BTreeMap<String, PortSpec>) -> Result<(), Error> {
+pub(crate) fn check_known(
+    request: &PortRequest,
+    ports: &BTreeMap<String, PortSpec>,
+) -> Result<(), Error> {
     match request {
         PortRequest::Named { name, .. } if name != REFERENCE && !ports.contains_key(name) => {
             let mut valid: Vec<&str> = ports.keys().map(String::as_str).collect();
@@ -296,7 +299,7 @@ pub fn adapter_env(
 }
 
 /// The placeholder in `adapters/ports.toml` for the repository's absolute path.
-pub const REPO_PLACEHOLDER: &str = "{repo}";
+pub(crate) const REPO_PLACEHOLDER: &str = "{repo}";
 
 /// `arg` with [`REPO_PLACEHOLDER`] replaced by `repo`.
 fn with_repo(arg: &str, repo: &Path) -> String {
@@ -305,7 +308,7 @@ fn with_repo(arg: &str, repo: &Path) -> String {
 
 /// The port's own temporary working directory below `home` (created), where its set-up and its
 /// adapter start: never the repository.
-pub fn work_dir(home: &Path, port: &str) -> PathBuf {
+pub(crate) fn work_dir(home: &Path, port: &str) -> PathBuf {
     let dir = home.join(".skill-conform-work").join(port);
     // A failure shows as the adapter's or set-up's own spawn error, naming the directory.
     let _ = std::fs::create_dir_all(&dir);

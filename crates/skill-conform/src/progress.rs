@@ -15,14 +15,14 @@ use crate::judge::{PortStatus, Results, Status};
 use crate::port::Resolved;
 
 /// `python: setting up 0.21.0…` (stderr).
-pub fn setting_up(port: &str) {
+pub(crate) fn setting_up(port: &str) {
     eprintln!("{port}: setting up…");
 }
 
 /// Shows set-up's progress lines (`installing toolnexus 0.21.0 (PyPI)`, `building …`, from
 /// the adapters' `progress`) on stderr as `python: installing …` while set-up runs; other lines stay in its
 /// log.
-pub fn setup_line_watcher(port: &str) -> Box<dyn Fn(&str) + Send> {
+pub(crate) fn setup_line_watcher(port: &str) -> Box<dyn Fn(&str) + Send> {
     let port = port.to_owned();
     Box::new(move |line| {
         if let Some(shown) = setup_progress(&port, line) {
@@ -40,7 +40,7 @@ fn setup_progress(port: &str, line: &str) -> Option<String> {
 }
 
 /// `python: ready (set up in 3.2s)` or `python: unavailable: REASON` (stderr).
-pub fn resolved(resolved: &Resolved, took: Duration) {
+pub(crate) fn resolved(resolved: &Resolved, took: Duration) {
     eprintln!("{}", resolved_line(resolved, took));
 }
 
@@ -64,13 +64,13 @@ pub fn ran(port: &str, cases: usize, took: Duration) {
 
 /// How often a running port says how far it got: a fast port (the whole suite in a second or
 /// two) prints no such line, a slow one (a JVM, a port under a hang budget) one line per period.
-pub const CASE_LINE_EVERY: Duration = Duration::from_secs(3);
+pub(crate) const CASE_LINE_EVERY: Duration = Duration::from_secs(3);
 
 /// While a port runs its cases: `python: 37/144 cases` on stderr, at most once per
 /// [`CASE_LINE_EVERY`], never for the last case (the `… cases run in …` line says that).
 /// Plain lines rather than a redrawn bar: several ports run at once, and CI logs keep every
 /// line.
-pub struct CaseProgress {
+pub(crate) struct CaseProgress {
     port: String,
     total: usize,
     last: Instant,
@@ -87,7 +87,7 @@ impl CaseProgress {
     }
 
     /// `done` trials have an observation now.
-    pub fn update(&mut self, done: usize) {
+    pub(crate) fn update(&mut self, done: usize) {
         if let Some(line) = self.line_at(done, Instant::now()) {
             eprintln!("{line}");
         }

@@ -26,7 +26,7 @@ use crate::port::{self, PortRequest, PortSpec, REFERENCE};
     derive(strum::EnumIter),
     doc = "A [`Readiness`] without its data: the state the vocabulary table names."
 )]
-pub enum Readiness {
+pub(crate) enum Readiness {
     Ready,
     /// The probes pass (`probed`: there are probes) and no set-up is remembered.
     NotSetUp {
@@ -53,7 +53,7 @@ impl ReadinessState {
     }
 
     /// What the state means, for the vocabulary table.
-    pub fn meaning(self) -> &'static str {
+    pub(crate) fn meaning(self) -> &'static str {
         match self {
             ReadinessState::Ready => {
                 "a set-up of the pinned version succeeded, remembered for the same set-up command and probe output"
@@ -87,7 +87,7 @@ impl Readiness {
 
 /// The readiness of port `name` at its pinned version, from its probes and the set-up memory
 /// under `repo` alone.
-pub fn readiness(name: &str, spec: &PortSpec, repo: &Path) -> Readiness {
+pub(crate) fn readiness(name: &str, spec: &PortSpec, repo: &Path) -> Readiness {
     let probes = match port::probe_all(spec) {
         Ok(probes) => probes,
         Err(reason) => return Readiness::Unavailable { reason },

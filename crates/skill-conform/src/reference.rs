@@ -11,19 +11,19 @@ use skill_ref::{Config, Filter, InvalidSampleLimit, Options, Output, SampleLimit
 use crate::case::{CaseSpec, Field};
 
 /// The name the default load list ends with: a skill no case defines.
-pub const UNKNOWN_SKILL: &str = "no-such-skill";
+pub(crate) const UNKNOWN_SKILL: &str = "no-such-skill";
 
 /// What to load: an explicit list, or every accepted name in code-point order followed by
 /// `extra` (for `ref`, the `--load` names; for cases, [`UNKNOWN_SKILL`]).
 #[derive(Clone, Debug)]
-pub enum LoadList {
+pub(crate) enum LoadList {
     Exactly(Vec<String>),
     AcceptedThen(Vec<String>),
 }
 
 /// One reference run: the reply body, the loader's warnings, and what its walks could not read.
 #[derive(Debug)]
-pub struct ReferenceRun {
+pub(crate) struct ReferenceRun {
     pub output: Output,
     pub warnings: Vec<String>,
     /// Unreadable directories, unfollowable links, names that are not UTF-8 (sorted by path).
@@ -63,7 +63,7 @@ pub fn run_reference(
 
 /// The request a case makes of every adapter, and the reference's raw reply to it.
 #[derive(Clone, Debug)]
-pub struct CaseRun {
+pub(crate) struct CaseRun {
     /// The names to load: the case's own list, or every accepted name then [`UNKNOWN_SKILL`].
     pub load: Vec<String>,
     /// The reply body (no `case`): the output, or `{"error": …}` for input the contract refuses.
@@ -71,7 +71,7 @@ pub struct CaseRun {
 }
 
 /// Runs a case's request through the reference (or a mutant) over the sandbox `roots`.
-pub fn run_case(config: Config, case: &CaseSpec, roots: &[String]) -> CaseRun {
+pub(crate) fn run_case(config: Config, case: &CaseSpec, roots: &[String]) -> CaseRun {
     let roots: Vec<PathBuf> = roots.iter().map(PathBuf::from).collect();
     let tool = case.compare.contains(&Field::Tool);
     // One load serves the load list and the reply. Discovery does not depend on the sample

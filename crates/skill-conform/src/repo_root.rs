@@ -10,7 +10,7 @@ const MARKER: &str = "adapters/ports.toml";
 
 /// The repository for `--repo` as given: `given` itself, else found from `cwd`'s ancestors, else
 /// from `exe`'s ancestors, else `cwd`.
-pub fn locate(given: Option<&Path>, cwd: &Path, exe: Option<&Path>) -> PathBuf {
+pub(crate) fn locate(given: Option<&Path>, cwd: &Path, exe: Option<&Path>) -> PathBuf {
     if let Some(given) = given {
         return given.to_path_buf();
     }

@@ -23,7 +23,7 @@ use crate::port::{shell_word, PortRequest};
 /// Everything a reproduce line needs from the run: each column's request, and the run's
 /// `TMPDIR`, repository and repetition.
 #[derive(Clone, Debug, Default)]
-pub struct Reproducer {
+pub(crate) struct Reproducer {
     /// Column -> the request as given.
     ports: BTreeMap<String, PortRequest>,
     /// `TMPDIR` as the user set it (absent or empty: not set).

@@ -133,7 +133,7 @@ pub(crate) fn clock_seed() -> u64 {
 }
 
 /// The trial name of a (port, case).
-pub fn trial_name(port: &str, case: &CaseId) -> String {
+pub(crate) fn trial_name(port: &str, case: &CaseId) -> String {
     format!("{port}::{case}")
 }
 

@@ -50,7 +50,7 @@ use crate::case::{CaseId, CaseSpec, MANIFEST};
 mod check;
 
 /// The prefix of every sandbox directory's name.
-pub const PREFIX: &str = "skill-conform-";
+pub(crate) const PREFIX: &str = "skill-conform-";
 
 /// A setup error while building a sandbox. Each renders as one line.
 #[derive(Debug, thiserror::Error)]
@@ -79,7 +79,7 @@ pub enum SandboxError {
 
 /// The targets outside the case a `links` entry may name, exactly as written. `/proc/self/mem`
 /// exists on Linux and fails to read even as root (at offset 0), which the unreadable case needs.
-pub const LINK_TARGETS_OUTSIDE_THE_CASE: &[&str] = &["/proc/self/mem"];
+pub(crate) const LINK_TARGETS_OUTSIDE_THE_CASE: &[&str] = &["/proc/self/mem"];
 
 /// More links than this in one resolution is refused (the kernel's own limit is 40).
 const MAX_LINK_HOPS: u32 = 40;
@@ -258,7 +258,7 @@ impl Placement {
 /// when `TMPDIR` is not set and both `/dev/shm` and `/tmp` are usable directories on different
 /// filesystems, on the other one of the two in turn (`/dev/shm`, `/tmp`, `/dev/shm`, …). A `TMPDIR` the
 /// user set is the one base of every pass: it was chosen on purpose.
-pub fn placements(passes: u32, seed: u64) -> Vec<Placement> {
+pub(crate) fn placements(passes: u32, seed: u64) -> Vec<Placement> {
     let tmpdir = std::env::var_os("TMPDIR").filter(|dir| !dir.is_empty());
     let alternatives = match tmpdir {
         Some(_) => vec![bases_for(tmpdir)],
@@ -349,7 +349,7 @@ fn readd_shuffled(dir: &Path, rng: &mut rand_chacha::ChaCha8Rng) -> io::Result<(
 /// directories per port; in memory that costs ~10 µs each, while on a disk it can cost a
 /// millisecond (measured on the ext4 `/tmp` BENCHMARKS.md describes), enough to make the adapter
 /// wait for its sandboxes. A base that does not exist or is not writable is skipped.
-pub fn sandbox_bases() -> Vec<PathBuf> {
+pub(crate) fn sandbox_bases() -> Vec<PathBuf> {
     bases_for(std::env::var_os("TMPDIR"))
 }
 
@@ -368,7 +368,7 @@ fn bases_for(tmpdir: Option<OsString>) -> Vec<PathBuf> {
 
 /// A temporary directory for fixture copies (a case's sandbox, the smoke pair): like
 /// [`plain_tempdir`], in [`sandbox_bases`].
-pub fn sandbox_tempdir(prefix: &str) -> Result<(TempDir, PathBuf), SandboxError> {
+pub(crate) fn sandbox_tempdir(prefix: &str) -> Result<(TempDir, PathBuf), SandboxError> {
     plain_tempdir_in(prefix, &sandbox_bases())
 }
 
@@ -376,7 +376,7 @@ pub fn sandbox_tempdir(prefix: &str) -> Result<(TempDir, PathBuf), SandboxError>
 /// `[A-Za-z0-9._/-]`, trying `std::env::temp_dir()` and then `/tmp`. Returns it with its
 /// canonical path. Fit for a temporary `HOME` (which may fill up with a toolchain's files, so
 /// it stays out of memory).
-pub fn plain_tempdir(prefix: &str) -> Result<(TempDir, PathBuf), SandboxError> {
+pub(crate) fn plain_tempdir(prefix: &str) -> Result<(TempDir, PathBuf), SandboxError> {
     let mut bases = vec![std::env::temp_dir()];
     if bases[0] != Path::new("/tmp") {
         bases.push(PathBuf::from("/tmp"));

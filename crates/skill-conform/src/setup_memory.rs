@@ -21,7 +21,7 @@ use sha2::{Digest, Sha256};
 static RETRY: AtomicBool = AtomicBool::new(false);
 
 /// Makes this process retry every remembered set-up failure (`--retry-setup`).
-pub fn retry_every_setup() {
+pub(crate) fn retry_every_setup() {
     RETRY.store(true, Ordering::Relaxed);
 }
 
@@ -31,7 +31,7 @@ fn retrying() -> bool {
 
 /// What a remembered failure holds for: the version asked for and what the probes printed.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SetupKey(String);
+pub(crate) struct SetupKey(String);
 
 impl SetupKey {
     pub fn new(asked: &str, probe_output: &str) -> SetupKey {
@@ -45,7 +45,7 @@ impl SetupKey {
 }
 
 /// The marker file of `port` under `repo`.
-pub fn marker_path(repo: &Path, port: &str) -> PathBuf {
+pub(crate) fn marker_path(repo: &Path, port: &str) -> PathBuf {
     repo.join("adapters")
         .join(port)
         .join(".cache")
@@ -53,7 +53,7 @@ pub fn marker_path(repo: &Path, port: &str) -> PathBuf {
 }
 
 /// The success marker of `port` under `repo`: one [`SetupKey`] per line.
-pub fn success_path(repo: &Path, port: &str) -> PathBuf {
+pub(crate) fn success_path(repo: &Path, port: &str) -> PathBuf {
     marker_path(repo, port).with_file_name("setup-ok")
 }
 
@@ -88,12 +88,12 @@ fn write_succeeded(repo: &Path, port: &str, keys: &[String]) {
 
 /// Whether a marker exists for `port` (and `--retry-setup` was not given): only then are the
 /// probes run before set-up, to compare their output with the marker's key.
-pub fn has_marker(repo: &Path, port: &str) -> bool {
+pub(crate) fn has_marker(repo: &Path, port: &str) -> bool {
     !retrying() && marker_path(repo, port).is_file()
 }
 
 /// The remembered failure of `port` for `key`, as the reason the port is unavailable.
-pub fn recall(repo: &Path, port: &str, key: &SetupKey) -> Option<String> {
+pub(crate) fn recall(repo: &Path, port: &str, key: &SetupKey) -> Option<String> {
     if retrying() {
         return None;
     }
@@ -102,7 +102,7 @@ pub fn recall(repo: &Path, port: &str, key: &SetupKey) -> Option<String> {
 
 /// The remembered failure of `port` for `key`, whether or not `--retry-setup` was given (what
 /// `skill-conform ports` reports).
-pub fn remembered_failure(repo: &Path, port: &str, key: &SetupKey) -> Option<String> {
+pub(crate) fn remembered_failure(repo: &Path, port: &str, key: &SetupKey) -> Option<String> {
     let path = marker_path(repo, port);
     let text = std::fs::read_to_string(&path).ok()?;
     let (first, reason) = text.split_once('\n')?;
@@ -118,7 +118,7 @@ pub fn remembered_failure(repo: &Path, port: &str, key: &SetupKey) -> Option<Str
 /// Records the outcome of a set-up that ran: a failure writes the failure marker and takes its
 /// key out of the success marker; a success removes the failure marker and adds its key. The
 /// markers are a convenience: not being able to write them changes nothing else.
-pub fn record(repo: &Path, port: &str, key: &SetupKey, outcome: &Result<String, String>) {
+pub(crate) fn record(repo: &Path, port: &str, key: &SetupKey, outcome: &Result<String, String>) {
     let path = marker_path(repo, port);
     if let Some(dir) = path.parent() {
         let _ = std::fs::create_dir_all(dir);

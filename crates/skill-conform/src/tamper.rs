@@ -20,10 +20,10 @@ use sha2::{Digest as _, Sha256};
 use crate::sandbox::Sandbox;
 
 /// The trees below a repository whose change is tampering, relative to its root.
-pub const GUARDED_TREES: [&str; 2] = ["conformance-fixtures", "goldens"];
+pub(crate) const GUARDED_TREES: [&str; 2] = ["conformance-fixtures", "goldens"];
 
 /// The per-port file below `adapters/<port>/` whose change is tampering.
-pub const GUARDED_ADAPTER_FILE: &str = "expected.toml";
+pub(crate) const GUARDED_ADAPTER_FILE: &str = "expected.toml";
 
 /// What one entry of a digested tree is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -199,7 +199,7 @@ pub fn digest_tree(root: &Path) -> io::Result<TreeDigest> {
 
 /// The digest of a case's sandbox: take it once prepared and again after the reply; a
 /// difference means the port modified its sandbox.
-pub fn digest_sandbox(sandbox: &Sandbox) -> io::Result<TreeDigest> {
+pub(crate) fn digest_sandbox(sandbox: &Sandbox) -> io::Result<TreeDigest> {
     digest_tree(sandbox.path())
 }
 

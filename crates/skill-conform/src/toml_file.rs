@@ -49,7 +49,7 @@ pub(crate) struct TomlProblem {
 
 /// Deserializes the text of `file` as `T`: a syntax error first, then the first error of the
 /// typed value, each as a [`TomlProblem`].
-pub(crate) fn parse<T: DeserializeOwned>(file: &Path, text: &str) -> Result<T, TomlProblem> {
+pub fn parse<T: DeserializeOwned>(file: &Path, text: &str) -> Result<T, TomlProblem> {
     let problem = |error: &toml::de::Error, path: Vec<Step>, problem: Problem| TomlProblem {
         file: file.to_owned(),
         line: error.span().map(|span| line_of(text, span.start)),
@@ -111,7 +111,7 @@ fn classify(message: &str) -> Problem {
 
 impl TomlProblem {
     /// `line N: ` (empty without a line).
-    pub fn at_line(&self) -> String {
+    pub(crate) fn at_line(&self) -> String {
         self.line
             .map(|line| format!("line {line}: "))
             .unwrap_or_default()
@@ -123,7 +123,7 @@ impl TomlProblem {
     }
 
     /// The top-level key the problem is under, if any.
-    pub fn top_key(&self) -> Option<&str> {
+    pub(crate) fn top_key(&self) -> Option<&str> {
         match self.path.first() {
             Some(Step::Key(key)) => Some(key),
             _ => None,

@@ -114,7 +114,7 @@ pub fn compare(expected: &str, actual: &Value) -> Comparison {
 }
 
 /// The differences between two values, by JSON pointer, in document order.
-pub fn value_mismatches(expected: &Value, actual: &Value) -> Vec<Mismatch> {
+pub(crate) fn value_mismatches(expected: &Value, actual: &Value) -> Vec<Mismatch> {
     let mut mismatches = Vec::new();
     diff_values(expected, actual, &mut String::new(), &mut mismatches);
     mismatches
@@ -152,7 +152,7 @@ fn diff_values(expected: &Value, actual: &Value, pointer: &mut String, out: &mut
 }
 
 /// One reference token of a JSON pointer: `~` as `~0`, `/` as `~1`.
-pub fn escape_token(token: &str) -> String {
+pub(crate) fn escape_token(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
 
@@ -233,7 +233,7 @@ pub fn render_mismatches(mismatches: &[Mismatch]) -> String {
 }
 
 /// A value as compact JSON on one line, its strings in the visible notation rather than escaped.
-pub fn inline_value(value: &Value) -> String {
+pub(crate) fn inline_value(value: &Value) -> String {
     let mut out = String::new();
     write_inline(value, &mut out);
     out

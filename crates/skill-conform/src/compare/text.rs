@@ -32,10 +32,10 @@ use std::fmt::Write as _;
 use similar::{ChangeTag, TextDiff};
 
 /// Lines of context around each change in a line diff.
-pub const CONTEXT_LINES: usize = 3;
+pub(crate) const CONTEXT_LINES: usize = 3;
 
 /// `text` on one line: line feeds shown as `␊`, everything else as in [`visible_line`].
-pub fn visible_inline(text: &str) -> String {
+pub(crate) fn visible_inline(text: &str) -> String {
     text.split('\n')
         .map(visible_line)
         .collect::<Vec<_>>()
@@ -43,7 +43,7 @@ pub fn visible_inline(text: &str) -> String {
 }
 
 /// One line (without its line feed) in the visible notation.
-pub fn visible_line(line: &str) -> String {
+pub(crate) fn visible_line(line: &str) -> String {
     let (body, cr) = match line.strip_suffix('\r') {
         Some(body) => (body, true),
         None => (line, false),
@@ -81,7 +81,7 @@ fn push_code(out: &mut String, c: char) {
 
 /// Whether `c` prints as nothing, as blank, moves the cursor, or is private use (see the
 /// module doc).
-pub fn is_invisible(c: char) -> bool {
+pub(crate) fn is_invisible(c: char) -> bool {
     matches!(
         u32::from(c),
         0x00..=0x1F
@@ -111,7 +111,7 @@ pub fn is_invisible(c: char) -> bool {
 
 /// A unified line diff of `expected` against `actual` (`-` expected, `+` actual, ` ` both), with
 /// [`CONTEXT_LINES`] lines of context, each line in the visible notation.
-pub fn line_diff(expected: &str, actual: &str) -> String {
+pub(crate) fn line_diff(expected: &str, actual: &str) -> String {
     let diff = TextDiff::from_lines(expected, actual);
     let mut out = String::new();
     for hunk in diff
@@ -140,7 +140,7 @@ pub fn line_diff(expected: &str, actual: &str) -> String {
 /// The one first-difference finder (the golden-not-canonical note here, `corpus`'s load and
 /// prompt differences): the 1-based line and column (in characters) of the first character
 /// where two texts differ, or where the shorter ends; `None` when they are equal.
-pub fn first_difference(a: &str, b: &str) -> Option<(usize, usize)> {
+pub(crate) fn first_difference(a: &str, b: &str) -> Option<(usize, usize)> {
     if a == b {
         return None;
     }

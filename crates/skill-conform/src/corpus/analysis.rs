@@ -95,7 +95,7 @@ pub(crate) fn cut(line: &str) -> String {
 
 /// The first line where `reference` and `actual` differ, if they do, with each side's line
 /// there (from [`crate::compare::text::first_difference`]).
-pub fn first_difference(reference: &str, actual: &str) -> Option<FirstDifference> {
+pub(crate) fn first_difference(reference: &str, actual: &str) -> Option<FirstDifference> {
     let (line, _) = crate::compare::text::first_difference(reference, actual)?;
     let nth = |text: &'_ str, line: usize| text.split('\n').nth(line - 1).map(str::to_owned);
     // The first differing character is on `line`; when both texts have that same line (one

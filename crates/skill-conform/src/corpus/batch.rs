@@ -109,7 +109,7 @@ pub fn plan(fixed: usize, each: &[usize], cap: usize) -> Vec<Range<usize>> {
 /// any reply so far outgrew them (a port that writes each load bigger, or answers a name the
 /// reference accepts with a long not-found message, gets smaller batches from then on rather
 /// than one over-cap reply, and one adapter restart, per batch).
-pub struct Sizing<'a> {
+pub(crate) struct Sizing<'a> {
     /// The reply's size without loads, as the reference writes it.
     pub fixed: usize,
     /// Each load's size, as the reference writes it.
@@ -165,7 +165,7 @@ fn halve(queue: &mut VecDeque<Range<usize>>, range: Range<usize>) {
 /// Sends the batches of `names` (ranges from [`plan`]) as `run` requests like `base`, halving
 /// a batch whose reply is over the cap (and, from then on, any batch that `sizing` says would
 /// be), and returns every answer in request order. `progress` hears of each halving.
-pub fn run_loads(
+pub(crate) fn run_loads(
     session: &mut Session,
     base: &RunRequest,
     names: &[String],

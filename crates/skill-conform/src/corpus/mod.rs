@@ -81,7 +81,7 @@ use crate::port::{self, PortRequest, Resolved, REFERENCE};
 use crate::reference::{run_reference, LoadList, UNKNOWN_SKILL};
 use crate::session::{HelloReply, RunRequest, Timeouts, DEFAULT_LINE_CAP};
 /// The version of `corpus.json`'s shape.
-pub const FORMAT: u32 = 2;
+pub(crate) const FORMAT: u32 = 2;
 
 /// Whether a reader accepts a `corpus.json` of `format`: the current one or the one before it.
 pub fn readable(format: u32) -> bool {
@@ -103,21 +103,21 @@ pub fn read(text: &str) -> Result<CorpusReport, String> {
 
 /// The `case` id of the first request each port gets (no loads); the loads' batches are
 /// `corpus/run/loads/N`, N the first name's 1-based position.
-pub const CASE_ID: &str = "corpus/run";
+pub(crate) const CASE_ID: &str = "corpus/run";
 
 /// The smallest and the largest `--line-cap` accepted: the smoke pair's reply must fit, and a
 /// reply line is held in memory whole.
-pub const LINE_CAP_RANGE: (u64, u64) = (4 * 1024, 1 << 30);
+pub(crate) const LINE_CAP_RANGE: (u64, u64) = (4 * 1024, 1 << 30);
 
 /// How many disagreeing locations the terminal shows (`corpus.md` has them all); locations
 /// the reference accepts and a port does not are shown beyond it.
-pub const TERMINAL_ROWS: usize = 100;
+pub(crate) const TERMINAL_ROWS: usize = 100;
 
 /// How many differing loads a port's entry shows (`corpus.json` has them all).
-pub const SHOWN_LOADS: usize = 5;
+pub(crate) const SHOWN_LOADS: usize = 5;
 
 /// The longest line a first difference keeps, in characters.
-pub const LINE_CHARS: usize = 160;
+pub(crate) const LINE_CHARS: usize = 160;
 
 /// Everything `corpus` was asked.
 #[derive(Clone, Debug)]
@@ -274,7 +274,7 @@ pub fn corpus(options: CorpusOptions) -> Result<ExitCode, Error> {
 }
 
 /// `corpus`'s exit codes and what each means (the README's table; [`exit_code`] decides).
-pub const EXIT_CODES: [(ExitCode, &str); 6] = [
+pub(crate) const EXIT_CODES: [(ExitCode, &str); 6] = [
     (ExitCode::Ok, "every selected port compared, inventory, prompt and every load (whatever the disagreements)"),
     (ExitCode::Divergence, "with `--fail-on-disagreement`: a compared part of some port's reply differs from the reference's"),
     (ExitCode::Usage, "usage error (bad flag or `--line-cap`, missing folder)"),
@@ -388,7 +388,7 @@ fn run_reference_over(roots: &[String]) -> ReferenceSide {
 
 /// The folders as absolute roots, in order: relative ones joined to the working directory,
 /// `.` components dropped, symlinks kept. A folder that is not a directory is a usage error.
-pub fn absolute_roots(dirs: &[PathBuf]) -> Result<Vec<String>, Error> {
+pub(crate) fn absolute_roots(dirs: &[PathBuf]) -> Result<Vec<String>, Error> {
     if dirs.is_empty() {
         return Err(Error::Usage("give at least one skills folder".to_owned()));
     }

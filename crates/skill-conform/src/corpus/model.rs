@@ -41,7 +41,7 @@ impl PortState {
     }
 
     /// What the state means, for the README table.
-    pub fn meaning(self) -> &'static str {
+    pub(crate) fn meaning(self) -> &'static str {
         match self {
             PortState::Ok => "compared: inventory, prompt and every load",
             PortState::Partial => {
@@ -57,7 +57,7 @@ impl PortState {
     }
 
     /// What the state does to the exit code.
-    pub fn exit_effect(self) -> &'static str {
+    pub(crate) fn exit_effect(self) -> &'static str {
         match self {
             PortState::Ok => "none (1 with `--fail-on-disagreement` when it disagrees)",
             PortState::Unavailable => {
@@ -104,7 +104,7 @@ impl NotComparedKind {
     }
 
     /// What it means, for the README table.
-    pub fn meaning(self) -> &'static str {
+    pub(crate) fn meaning(self) -> &'static str {
         match self {
             NotComparedKind::OverTheCap => {
                 "the load alone made a reply longer than the line cap (`--line-cap` raises it)"
@@ -319,7 +319,7 @@ pub struct CorpusReport {
 
 impl CorpusReport {
     /// Ports in display order: reference, real ports, mutants, each by name.
-    pub fn port_order(&self) -> Vec<&str> {
+    pub(crate) fn port_order(&self) -> Vec<&str> {
         display_order(self.ports.iter().map(|(name, s)| (name.as_str(), s.kind)))
     }
 
@@ -332,7 +332,7 @@ impl CorpusReport {
     }
 
     /// Ports whose not being (fully) compared makes the run incomplete, in display order.
-    pub fn incomplete(&self) -> Vec<&str> {
+    pub(crate) fn incomplete(&self) -> Vec<&str> {
         self.port_order()
             .into_iter()
             .filter(|port| counts_as_not_compared(&self.ports[*port]))

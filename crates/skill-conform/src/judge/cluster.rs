@@ -24,7 +24,7 @@ use super::{fingerprint, PortKind, Results, Status};
 use crate::case::CaseId;
 
 /// How many real ports must agree against the golden for a "suspected reference bug" note.
-pub const SUSPECT_QUORUM: usize = 3;
+pub(crate) const SUSPECT_QUORUM: usize = 3;
 
 /// Real ports whose normalised output for one case is identical.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -124,7 +124,7 @@ pub fn clusters(results: &Results, case: &CaseId) -> Vec<Cluster> {
 }
 
 /// The clusters of every unpinned case where some real port diverges from the golden, by case.
-pub fn gap_clusters(results: &Results) -> BTreeMap<CaseId, Vec<Cluster>> {
+pub(crate) fn gap_clusters(results: &Results) -> BTreeMap<CaseId, Vec<Cluster>> {
     results
         .case_ids()
         .into_iter()
@@ -141,7 +141,7 @@ pub fn gap_clusters(results: &Results) -> BTreeMap<CaseId, Vec<Cluster>> {
 
 /// The "suspected reference bug" note for `case`, if no real port matches the golden and at
 /// least [`SUSPECT_QUORUM`] real ports agree with each other against it.
-pub fn suspected_reference_bug(results: &Results, case: &CaseId) -> Option<Note> {
+pub(crate) fn suspected_reference_bug(results: &Results, case: &CaseId) -> Option<Note> {
     let clusters = clusters(results, case);
     if clusters.iter().any(|cluster| cluster.matches_golden) {
         return None;

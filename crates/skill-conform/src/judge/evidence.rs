@@ -19,7 +19,7 @@ mod duration_field {
     /// Milliseconds, or the placeholder of a redacted duration (`[DURATION]`).
     #[derive(Deserialize, JsonSchema)]
     #[serde(untagged)]
-    pub enum DurationMs {
+    pub(crate) enum DurationMs {
         Millis(u64),
         Redacted(String),
     }

@@ -63,7 +63,7 @@ impl RunProblem {
     }
 
     /// Whether the problem shows in `results` (with `required` ports).
-    pub fn shows_in(self, results: &Results, required: &BTreeSet<PortId>) -> bool {
+    pub(crate) fn shows_in(self, results: &Results, required: &BTreeSet<PortId>) -> bool {
         match self {
             RunProblem::PortBroken => {
                 results

@@ -136,12 +136,12 @@ impl PartialEq for ExpectedEntry {
 
 impl ExpectedEntry {
     /// Whether the glob matches the case id.
-    pub fn matches_case(&self, case: &CaseId) -> bool {
+    pub(crate) fn matches_case(&self, case: &CaseId) -> bool {
         self.matcher.is_match(case.as_str())
     }
 
     /// Whether the entry applies to a port of this library version (see the module doc).
-    pub fn applies_to_version(&self, version: Option<&str>) -> bool {
+    pub(crate) fn applies_to_version(&self, version: Option<&str>) -> bool {
         match &self.versions {
             None => true,
             Some(req) => version
@@ -152,7 +152,7 @@ impl ExpectedEntry {
 }
 
 /// The first entry that covers `case` at `version`.
-pub fn find_entry<'a>(
+pub(crate) fn find_entry<'a>(
     entries: &'a [ExpectedEntry],
     case: &CaseId,
     version: Option<&str>,
@@ -181,7 +181,7 @@ fn parse_lenient_version(text: &str) -> Option<Version> {
 }
 
 /// Reads `path`; a missing file is no entries.
-pub fn read_expected(path: &Path) -> Result<Vec<ExpectedEntry>, ExpectationError> {
+pub(crate) fn read_expected(path: &Path) -> Result<Vec<ExpectedEntry>, ExpectationError> {
     match std::fs::read_to_string(path) {
         Ok(text) => parse_expected(path, &text),
         Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
@@ -370,7 +370,7 @@ fn field_hint(field: &str) -> &'static str {
 
 /// The entries whose glob matches no case in the whole fixture set (not only the selected
 /// cases), in entry order.
-pub fn check_entries<'a>(
+pub(crate) fn check_entries<'a>(
     entries: &[ExpectedEntry],
     all_case_ids: impl IntoIterator<Item = &'a CaseId> + Clone,
 ) -> Vec<ExpectationError> {
@@ -394,7 +394,7 @@ pub fn check_entries<'a>(
 /// A draft `expected.toml` for `port` (what `--write-expected` prints): one entry per case whose
 /// verdict is `fail`, `gap` or `expected-fail`, sorted by case id, each with its exact case id,
 /// its fingerprint and a TODO reason (an `expected-fail` keeps the reason and link it matched).
-pub fn draft_expected<'a>(
+pub(crate) fn draft_expected<'a>(
     port: &str,
     verdicts: impl IntoIterator<Item = (&'a CaseId, &'a Verdict)>,
 ) -> String {

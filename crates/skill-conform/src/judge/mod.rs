@@ -71,17 +71,17 @@ pub use results::{
 pub use status::Status;
 
 /// A port's name as the CLI and reports spell it (`reference`, `python`, …).
-pub type PortId = String;
+pub(crate) type PortId = String;
 
 /// The name of the reference port: first column of every matrix, never in a cluster.
-pub const REFERENCE_PORT: &str = "reference";
+pub(crate) const REFERENCE_PORT: &str = "reference";
 
 /// Number of hex digits in a [`fingerprint`].
-pub const FINGERPRINT_LEN: usize = 16;
+pub(crate) const FINGERPRINT_LEN: usize = 16;
 
 /// The fingerprint of a canonical text: FNV-1a 64 of its UTF-8 bytes, as 16 lower-case hex
 /// digits. Stable across versions, platforms and dependency updates.
-pub fn fingerprint(canonical: &str) -> String {
+pub(crate) fn fingerprint(canonical: &str) -> String {
     const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
     const PRIME: u64 = 0x0000_0100_0000_01b3;
     let hash = canonical.bytes().fold(OFFSET, |hash, byte| {
@@ -95,7 +95,7 @@ pub fn fingerprint(canonical: &str) -> String {
 /// with the full line ([`crate::reproduce::Reproducer`]), which names the port as it was given
 /// (`NAME@VERSION`, `NAME=PATH`, `--adapter`) with `TMPDIR`, `--repo` and `--repeat`/`--seed`
 /// where they decided the outcome.
-pub fn repro_command(port: &str, case: &CaseId) -> String {
+pub(crate) fn repro_command(port: &str, case: &CaseId) -> String {
     format!("skill-conform run --port {port} -- --exact {port}::{case}")
 }
 

@@ -23,7 +23,7 @@ pub enum PortKind {
 impl PortKind {
     /// The kind a bare port name implies: [`REFERENCE_PORT`], a name starting with `mutant`, or
     /// a real port. Used for verdicts whose port has no [`PortInfo`].
-    pub fn of_name(name: &str) -> PortKind {
+    pub(crate) fn of_name(name: &str) -> PortKind {
         if name == REFERENCE_PORT {
             PortKind::Reference
         } else if name.starts_with("mutant") {
@@ -71,7 +71,7 @@ impl PortState {
     }
 
     /// What the state does to the exit code.
-    pub fn exit_effect(self) -> &'static str {
+    pub(crate) fn exit_effect(self) -> &'static str {
         match self {
             PortState::Available => "none",
             PortState::Unavailable => "3 only when `--require`d; its cases are `unavailable`",
@@ -238,14 +238,14 @@ impl Results {
     }
 
     /// The kind of a port: from its [`PortInfo`], else from its name.
-    pub fn port_kind(&self, port: &str) -> PortKind {
+    pub(crate) fn port_kind(&self, port: &str) -> PortKind {
         self.ports
             .get(port)
             .map_or_else(|| PortKind::of_name(port), |info| info.kind)
     }
 
     /// Every port named by a [`PortInfo`] or a verdict, sorted by name.
-    pub fn port_names(&self) -> BTreeSet<&str> {
+    pub(crate) fn port_names(&self) -> BTreeSet<&str> {
         self.ports
             .keys()
             .map(String::as_str)
@@ -254,7 +254,7 @@ impl Results {
     }
 
     /// Every case named by a [`CaseInfo`] or a verdict, sorted.
-    pub fn case_ids(&self) -> BTreeSet<&CaseId> {
+    pub(crate) fn case_ids(&self) -> BTreeSet<&CaseId> {
         self.cases
             .keys()
             .chain(self.verdicts.keys().map(|(_, case)| case))

@@ -193,7 +193,7 @@ impl Status {
     /// - `pass`, `expected-fail`, `gap`, `vacuous`, `not-run` (its port is broken, which exits 3)
     ///   and `unavailable` never (`unavailable` is not
     ///   passing either: see [`Status::is_pass`]; it exits 3 only for a `--require`d port).
-    pub fn is_failure(self, pinned: bool) -> bool {
+    pub(crate) fn is_failure(self, pinned: bool) -> bool {
         let words = self.words();
         if pinned {
             words.fails_pinned
@@ -214,7 +214,7 @@ impl Status {
     /// is `timeout`; stdout closing or stdin refusing the request is `crash`; anything wrong
     /// with a reply line (not JSON, wrong case id, malformed, over the byte cap, unsolicited) is
     /// `protocol-error`.
-    pub fn of_fault(kind: FaultKind, phase: Phase) -> Status {
+    pub(crate) fn of_fault(kind: FaultKind, phase: Phase) -> Status {
         if phase == Phase::Handshake {
             return Status::Broken;
         }

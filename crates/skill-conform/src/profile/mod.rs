@@ -60,7 +60,7 @@ impl Profile {
 
     /// The directory names the non-default profiles own at the group level of the fixture and
     /// golden trees; toolnexus discovery skips them.
-    pub const SUBTREES: [&'static str; 1] = ["agentskills"];
+    pub(crate) const SUBTREES: [&'static str; 1] = ["agentskills"];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -113,7 +113,7 @@ impl Profile {
     /// The smoke pair a port must answer in the profile's reply shape before its cases count:
     /// `None` for toolnexus (observe builds its own valid + skipped pair), two cases (one valid
     /// skill, one invalid) for the others.
-    pub fn smoke_pair(self) -> Option<[&'static str; 2]> {
+    pub(crate) fn smoke_pair(self) -> Option<[&'static str; 2]> {
         match self {
             Profile::Toolnexus => None,
             Profile::Agentskills => Some(["fields/all-valid", "name/uppercase"]),
@@ -128,7 +128,7 @@ impl Profile {
     }
 
     /// True for a directory name another profile owns inside a toolnexus tree.
-    pub fn is_subtree_of_another(name: &str) -> bool {
+    pub(crate) fn is_subtree_of_another(name: &str) -> bool {
         Profile::SUBTREES.contains(&name)
     }
 }

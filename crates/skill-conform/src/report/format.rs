@@ -26,7 +26,7 @@ use crate::judge::{
 };
 
 /// The version of `report.json`'s shape.
-pub const FORMAT: u32 = 1;
+pub(crate) const FORMAT: u32 = 1;
 
 /// Whether a reader accepts a report of `format`: the current one or the one before it.
 pub fn readable(format: u32) -> bool {

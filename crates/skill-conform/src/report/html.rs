@@ -24,7 +24,7 @@ pub fn render(results: &Results, redactor: &Redactor) -> String {
 }
 
 /// `text` safe inside HTML text and double- or single-quoted attributes.
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -110,7 +110,7 @@ fn colour_class(status: Option<Status>) -> &'static str {
 }
 
 /// `report.html` from a prepared model.
-pub fn render_model(model: &Model<'_>, redactor: &Redactor) -> String {
+pub(crate) fn render_model(model: &Model<'_>, redactor: &Redactor) -> String {
     let mut out = page_start("skill-conform report", "skill-conform");
     let score = super::interop::of_model(model, redactor)
         .map_or_else(|| "no real port ran".to_owned(), |score| score.line());

@@ -35,7 +35,7 @@ pub struct InteropScore {
 
 impl InteropScore {
     /// The share as a percentage with one decimal (`93.8%`), `-` for no pinned case.
-    pub fn percent(&self) -> String {
+    pub(crate) fn percent(&self) -> String {
         if self.pinned == 0 {
             return "-".to_owned();
         }
@@ -65,7 +65,7 @@ impl InteropScore {
 }
 
 /// Whether a port counts towards the interop score: a real port that could run.
-pub fn is_scored(kind: PortKind, status: Option<&PortStatus>) -> bool {
+pub(crate) fn is_scored(kind: PortKind, status: Option<&PortStatus>) -> bool {
     kind == PortKind::Real
         && !matches!(
             status,
@@ -75,7 +75,7 @@ pub fn is_scored(kind: PortKind, status: Option<&PortStatus>) -> bool {
 
 /// The score of `ports` (name, version) over `pinned_cases`, where `passes(port, case)` says
 /// whether the port's verdict is `pass`; `None` when no port is scored.
-pub fn score<'a>(
+pub(crate) fn score<'a>(
     ports: impl IntoIterator<Item = (&'a str, Option<String>)>,
     pinned_cases: impl IntoIterator<Item = &'a CaseId>,
     passes: impl Fn(&str, &CaseId) -> bool,
@@ -101,7 +101,7 @@ pub fn score<'a>(
 }
 
 /// The run's interop score (versions through `redactor`).
-pub fn of_model(model: &Model<'_>, redactor: &Redactor) -> Option<InteropScore> {
+pub(crate) fn of_model(model: &Model<'_>, redactor: &Redactor) -> Option<InteropScore> {
     let results = model.results;
     let ports = model.ports.iter().filter_map(|port| {
         let info = results.ports.get(*port);
@@ -164,7 +164,7 @@ pub fn badge(
 
 /// The file name of a port's badge: the port name with anything outside `[A-Za-z0-9._@~-]`
 /// replaced by `_`, so no name can leave the badges directory.
-pub fn badge_file_name(port: &str) -> String {
+pub(crate) fn badge_file_name(port: &str) -> String {
     let safe: String = port
         .chars()
         .map(|c| {
@@ -184,7 +184,7 @@ pub fn badge_file_name(port: &str) -> String {
 }
 
 /// Writes `DIR/badges/<port>.json` for every real port of the run.
-pub fn write_badges(model: &Model<'_>, dir: &Path) -> io::Result<()> {
+pub(crate) fn write_badges(model: &Model<'_>, dir: &Path) -> io::Result<()> {
     let dir = dir.join("badges");
     std::fs::create_dir_all(&dir)?;
     for port in &model.ports {

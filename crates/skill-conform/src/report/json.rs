@@ -47,7 +47,7 @@ pub fn render(results: &Results, redactor: &Redactor) -> String {
 }
 
 /// `report.json` from a prepared model.
-pub fn render_model(model: &Model<'_>, redactor: &Redactor) -> String {
+pub(crate) fn render_model(model: &Model<'_>, redactor: &Redactor) -> String {
     to_canonical_string(&redactor.json(&value(model, redactor)))
 }
 

@@ -33,7 +33,7 @@ use crate::judge::status::Junit;
 use crate::judge::{ExpectationProblem, PortStatus, Results};
 
 /// The name of the `<testsuites>` element.
-pub const REPORT_NAME: &str = "skill-conform";
+pub(crate) const REPORT_NAME: &str = "skill-conform";
 
 /// `junit.xml` for `results`.
 pub fn render(
@@ -44,7 +44,7 @@ pub fn render(
 }
 
 /// `junit.xml` from a prepared model.
-pub fn render_model(
+pub(crate) fn render_model(
     model: &Model<'_>,
     redactor: &Redactor,
 ) -> Result<String, quick_junit::SerializeError> {

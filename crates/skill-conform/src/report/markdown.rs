@@ -26,7 +26,7 @@ pub fn render(results: &Results, redactor: &Redactor) -> String {
 }
 
 /// `summary.md` from a prepared model.
-pub fn render_model(model: &Model<'_>, redactor: &Redactor) -> String {
+pub(crate) fn render_model(model: &Model<'_>, redactor: &Redactor) -> String {
     let mut out = String::from("# skill-conform\n\n");
     out.push_str(&headline(model));
     if let Some(score) = super::interop::of_model(model, redactor) {
@@ -169,7 +169,7 @@ fn headline(model: &Model<'_>) -> String {
 
 /// One list item for a problem with a port's `expected.toml`: the port in bold, the message's
 /// lines kept apart (its hint is on a line of its own). `merge-reports` lists them the same way.
-pub fn expectation_item(port: &str, message: &str) -> String {
+pub(crate) fn expectation_item(port: &str, message: &str) -> String {
     let lines: Vec<&str> = message.lines().collect();
     format!("- **{port}** {}\n", lines.join("  \n  "))
 }

@@ -47,7 +47,7 @@ pub use model::Model;
 /// What replaces a duration.
 pub const DURATION: &str = "[DURATION]";
 /// What replaces the sandbox directory.
-pub const SANDBOX: &str = "[SANDBOX]";
+pub(crate) const SANDBOX: &str = "[SANDBOX]";
 /// What replaces the repository root.
 pub const REPO: &str = "[REPO]";
 /// What replaces a version or runtime.
@@ -125,7 +125,7 @@ impl Redactor {
     }
 
     /// Whether durations are redacted (renderers then leave out times they would compute).
-    pub fn redacts_durations(&self) -> bool {
+    pub(crate) fn redacts_durations(&self) -> bool {
         self.durations
     }
 

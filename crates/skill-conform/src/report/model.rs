@@ -22,7 +22,7 @@ use crate::judge::{
 use crate::session::{Fault, Phase};
 
 /// How many lines of an adapter's stderr a report shows (report.json keeps all it was given).
-pub const STDERR_LINES: usize = 20;
+pub(crate) const STDERR_LINES: usize = 20;
 
 /// The short matrix cell for a status ([`Status::words`]).
 pub fn cell(status: Status) -> &'static str {
@@ -30,10 +30,10 @@ pub fn cell(status: Status) -> &'static str {
 }
 
 /// The cell of a (port, case) pair that has no verdict (not run, e.g. filtered out).
-pub const NO_VERDICT: &str = "-";
+pub(crate) const NO_VERDICT: &str = "-";
 
 /// The libtest trial name: `PORT::GROUP/CASE`.
-pub fn trial_name(port: &str, case: &CaseId) -> String {
+pub(crate) fn trial_name(port: &str, case: &CaseId) -> String {
     format!("{port}::{case}")
 }
 
@@ -179,7 +179,7 @@ impl<'r> Model<'r> {
     }
 
     /// Whether every verdict of the case is `pass`.
-    pub fn all_pass(&self, case: &CaseId) -> bool {
+    pub(crate) fn all_pass(&self, case: &CaseId) -> bool {
         self.ports.iter().all(|port| {
             !matches!(self.verdict(port, case), Some(verdict) if verdict.status != Status::Pass)
         })
@@ -187,7 +187,7 @@ impl<'r> Model<'r> {
 }
 
 /// `3 pass, 1 fail, 2 gap`: nonzero counts in [`Status::all`] order.
-pub fn count_list(totals: &Totals) -> String {
+pub(crate) fn count_list(totals: &Totals) -> String {
     let parts: Vec<String> = Status::all()
         .filter_map(|status| {
             totals
@@ -205,7 +205,7 @@ pub fn count_list(totals: &Totals) -> String {
 }
 
 /// A port's hello data on one line: `version 0.21.0, runtime CPython 3.11.7` (possibly empty).
-pub fn port_versions(info: &PortInfo, redactor: &Redactor) -> String {
+pub(crate) fn port_versions(info: &PortInfo, redactor: &Redactor) -> String {
     let mut parts = Vec::new();
     if let Some(version) = &info.hello.library_version {
         parts.push(format!("version {}", redactor.version(version)));
@@ -232,7 +232,7 @@ fn serde_name<T: serde::Serialize>(value: &T) -> String {
 }
 
 /// The lines describing a fault, each without a line feed, indented by `indent`.
-pub fn fault_lines(fault: &FaultDetails, redactor: &Redactor, indent: &str) -> Vec<String> {
+pub(crate) fn fault_lines(fault: &FaultDetails, redactor: &Redactor, indent: &str) -> Vec<String> {
     let mut lines = vec![format!(
         "{indent}fault: {} (during {})",
         serde_name(&fault.kind()),
@@ -298,7 +298,7 @@ fn problem_line(problem: &impl serde::Serialize, redactor: &Redactor) -> String 
 
 /// The last [`STDERR_LINES`] lines of a stderr tail, each in the visible notation, with the
 /// number of lines left out (0 when none).
-pub fn stderr_lines(tail: &str, redactor: &Redactor) -> (Vec<String>, usize) {
+pub(crate) fn stderr_lines(tail: &str, redactor: &Redactor) -> (Vec<String>, usize) {
     let lines: Vec<&str> = tail.lines().collect();
     let skip = lines.len().saturating_sub(STDERR_LINES);
     let shown = lines[skip..]
@@ -421,7 +421,7 @@ fn stderr_block(out: &mut String, tail: &str, redactor: &Redactor) {
 
 /// The first line of [`trial_details`]' story, for one-line listings: `fail: 2 mismatches (…)`,
 /// `timeout`, `error: boom`.
-pub fn trial_summary(trial: &Trial<'_>, redactor: &Redactor) -> String {
+pub(crate) fn trial_summary(trial: &Trial<'_>, redactor: &Redactor) -> String {
     let evidence = &trial.verdict.evidence;
     let status = trial.status();
     if !evidence.mismatches.is_empty() {
@@ -445,7 +445,7 @@ pub fn trial_summary(trial: &Trial<'_>, redactor: &Redactor) -> String {
 }
 
 /// A fault in a few words: `no reply within 10000 ms`, `the adapter exited (signal 11)`.
-pub fn fault_summary(fault: &FaultDetails, redactor: &Redactor) -> String {
+pub(crate) fn fault_summary(fault: &FaultDetails, redactor: &Redactor) -> String {
     let during = match fault.phase {
         Phase::Handshake => " during the handshake",
         Phase::Run => "",
@@ -473,7 +473,7 @@ pub fn fault_summary(fault: &FaultDetails, redactor: &Redactor) -> String {
 }
 
 /// The lines describing why a port is unavailable or broken (empty for an available port).
-pub fn port_trouble_lines(info: &PortInfo, redactor: &Redactor) -> Vec<String> {
+pub(crate) fn port_trouble_lines(info: &PortInfo, redactor: &Redactor) -> Vec<String> {
     match &info.status {
         PortStatus::Available => Vec::new(),
         PortStatus::Unavailable { reason } => {
@@ -501,7 +501,7 @@ pub fn port_trouble_lines(info: &PortInfo, redactor: &Redactor) -> Vec<String> {
 }
 
 /// The one-line text of a note.
-pub fn note_text(note: &Note, results: &Results, redactor: &Redactor) -> String {
+pub(crate) fn note_text(note: &Note, results: &Results, redactor: &Redactor) -> String {
     format!(
         "suspected reference bug in {}: {} agree with each other against the golden (output {}) and no other port matches it; check the reference before the ports",
         note.case,
@@ -513,7 +513,7 @@ pub fn note_text(note: &Note, results: &Results, redactor: &Redactor) -> String 
 /// `python@0.21.0`: a port with the library version its hello gave, or the bare name when the
 /// hello gave none or the column already names its version (`python@0.18.1`, one port in two
 /// versions).
-pub fn port_label(results: &Results, port: &str, redactor: &Redactor) -> String {
+pub(crate) fn port_label(results: &Results, port: &str, redactor: &Redactor) -> String {
     if port.contains('@') {
         return port.to_owned();
     }
@@ -528,7 +528,7 @@ pub fn port_label(results: &Results, port: &str, redactor: &Redactor) -> String 
 }
 
 /// `golang@0.16.0, js@0.16.0`: [`port_label`]s joined by commas.
-pub fn port_labels(results: &Results, ports: &[String], redactor: &Redactor) -> String {
+pub(crate) fn port_labels(results: &Results, ports: &[String], redactor: &Redactor) -> String {
     let labels: Vec<String> = ports
         .iter()
         .map(|port| port_label(results, port, redactor))

@@ -40,7 +40,7 @@ fn matrix_with_score(model: &Model<'_>, redactor: &Redactor, options: Options) -
 }
 
 /// The whole terminal report from a prepared model.
-pub fn render_model(model: &Model<'_>, redactor: &Redactor, options: Options) -> String {
+pub(crate) fn render_model(model: &Model<'_>, redactor: &Redactor, options: Options) -> String {
     let mut out = matrix_with_score(model, redactor, options);
     out.push('\n');
     out.push_str(&totals(model, redactor));

@@ -97,7 +97,7 @@ pub enum RunDiff {
 
 impl RunDiff {
     /// Whether some (port, case) regressed.
-    pub fn has_regression(&self) -> bool {
+    pub(crate) fn has_regression(&self) -> bool {
         match self {
             RunDiff::NoBase { .. } => false,
             RunDiff::Compared { transitions } => {
@@ -178,7 +178,7 @@ fn combine(run: &mut Report, report: Report) -> Result<(), PortId> {
 
 /// Reads both runs ([`read_run`]) and compares them; a missing base is [`RunDiff::NoBase`], a
 /// missing or unreadable new report (or an unreadable base) a usage error naming the file.
-pub fn diff_paths(base: &Path, new: &Path) -> Result<RunDiff, Error> {
+pub(crate) fn diff_paths(base: &Path, new: &Path) -> Result<RunDiff, Error> {
     let Some(new_report) = read_run(new)? else {
         return Err(Error::Usage(format!(
             "no report at `{}` (hint: pass the report.json, or the report folder, of the new run)",

@@ -69,7 +69,7 @@ impl FaultMode {
     }
 
     /// Whether the mode acts at start rather than on run requests.
-    pub fn at_start(self) -> bool {
+    pub(crate) fn at_start(self) -> bool {
         matches!(self, FaultMode::Exit | FaultMode::BadHandshake)
     }
 }
@@ -190,7 +190,7 @@ impl FaultInjection {
     }
 
     /// `mode` for the cases [`FAULT_CASES_ENV`] selects.
-    pub fn from_env(mode: FaultMode) -> Result<FaultInjection, BadFaultCases> {
+    pub(crate) fn from_env(mode: FaultMode) -> Result<FaultInjection, BadFaultCases> {
         let list = std::env::var(FAULT_CASES_ENV).unwrap_or_default();
         Ok(FaultInjection {
             mode,
@@ -199,7 +199,7 @@ impl FaultInjection {
     }
 
     /// Whether the run-time fault applies to `case`.
-    pub fn applies_to(&self, case: &str) -> bool {
+    pub(crate) fn applies_to(&self, case: &str) -> bool {
         !self.mode.at_start() && self.cases.matches(case)
     }
 }

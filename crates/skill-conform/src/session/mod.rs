@@ -77,7 +77,7 @@ impl Default for Timeouts {
 
 /// How many `run` requests the runner keeps in flight on one adapter: enough that the next case
 /// is always waiting in the adapter's stdin while the runner handles a reply.
-pub const IN_FLIGHT: usize = 4;
+pub(crate) const IN_FLIGHT: usize = 4;
 
 /// A live conversation with one adapter, restarted after every fault.
 pub struct Session {

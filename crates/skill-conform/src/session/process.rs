@@ -32,9 +32,9 @@ use super::protocol::evidence_line;
 /// The default cap on one stdout line: 16 MiB.
 pub const DEFAULT_LINE_CAP: usize = 16 * 1024 * 1024;
 /// How much stderr is kept: the last 64 KiB …
-pub const STDERR_TAIL_BYTES: usize = 64 * 1024;
+pub(crate) const STDERR_TAIL_BYTES: usize = 64 * 1024;
 /// … shown as at most the last 40 lines.
-pub const STDERR_TAIL_LINES: usize = 40;
+pub(crate) const STDERR_TAIL_LINES: usize = 40;
 
 /// How long to wait for a process whose stdout closed to exit, before calling its status unknown.
 const EXIT_GRACE: Duration = Duration::from_secs(1);
@@ -42,7 +42,7 @@ const EXIT_GRACE: Duration = Duration::from_secs(1);
 /// pipe), before the exit is reported as [`Fault::Exited`]. Generous: on a loaded machine the
 /// reader thread can take a while to hand over a line the adapter wrote just before dying (at
 /// 200 ms a reply written right before a crash was, rarely, taken for the crash).
-pub const DEATH_GRACE: Duration = Duration::from_secs(1);
+pub(crate) const DEATH_GRACE: Duration = Duration::from_secs(1);
 /// How often a wait for a reply checks whether the direct child is still alive.
 const DEATH_POLL: Duration = Duration::from_millis(20);
 /// How long [`AdapterProcess::kill`] waits for the reader threads before leaving them detached.
@@ -205,7 +205,7 @@ impl AdapterProcess {
 
     /// The fault for whatever stdout produced while nothing was asked of it: a line
     /// ([`Fault::Unsolicited`]), an oversized line, or the end of stdout. `None` if it was quiet.
-    pub fn take_unsolicited(&mut self) -> Option<Fault> {
+    pub(crate) fn take_unsolicited(&mut self) -> Option<Fault> {
         let Some(events) = self.events.as_ref() else {
             return Some(gone());
         };
@@ -222,7 +222,11 @@ impl AdapterProcess {
     /// While it waits it also watches the direct child: if the child has exited and nothing more
     /// arrives within [`DEATH_GRACE`], that is [`Fault::Exited`] at once, even when a grandchild
     /// still holds stdout open (so no end of file ever comes).
-    pub fn read_line(&mut self, deadline: Instant, timeout: Duration) -> Result<String, Fault> {
+    pub(crate) fn read_line(
+        &mut self,
+        deadline: Instant,
+        timeout: Duration,
+    ) -> Result<String, Fault> {
         let mut died: Option<(Instant, ExitStatus)> = None;
         loop {
             let events = self.events.as_ref().ok_or_else(gone)?;
@@ -264,7 +268,7 @@ impl AdapterProcess {
     }
 
     /// Queues `line` and a newline for the adapter's stdin without waiting for an answer.
-    pub fn send_line(&mut self, line: &str) {
+    pub(crate) fn send_line(&mut self, line: &str) {
         let mut bytes = Vec::with_capacity(line.len() + 1);
         bytes.extend_from_slice(line.as_bytes());
         bytes.push(b'\n');
@@ -275,12 +279,12 @@ impl AdapterProcess {
     }
 
     /// Closes the adapter's stdin (after any queued line is written).
-    pub fn close_stdin(&mut self) {
+    pub(crate) fn close_stdin(&mut self) {
         self.requests = None;
     }
 
     /// Waits up to `grace` for the process to exit on its own.
-    pub fn wait_exit(&mut self, grace: Duration) -> Option<ExitStatus> {
+    pub(crate) fn wait_exit(&mut self, grace: Duration) -> Option<ExitStatus> {
         let deadline = Instant::now() + grace;
         loop {
             match self.child.try_wait() {

@@ -21,7 +21,7 @@ pub use skill_ref::output::{Inventory, Load, SkillEntry, Skip, SkipReason, ToolD
 pub const PROTOCOL_VERSION: u32 = 1;
 
 /// The longest piece of an offending line kept as evidence, in bytes.
-pub const EVIDENCE_LINE_BYTES: usize = 2048;
+pub(crate) const EVIDENCE_LINE_BYTES: usize = 2048;
 
 /// One request line, runner → adapter. Tagged by its `cmd` field.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -126,7 +126,7 @@ impl HelloReply {
 
 /// A successful `run` reply: the case id plus `skill_ref::output::Output`'s fields.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct RunReply {
+pub(crate) struct RunReply {
     /// The request's case id, echoed.
     pub case: String,
     pub inventory: Inventory,
@@ -140,7 +140,7 @@ pub struct RunReply {
 /// A `run` reply for a case the port threw on, or (without `case`) the answer to a request the
 /// adapter could not parse.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct ErrorReply {
+pub(crate) struct ErrorReply {
     /// The request's case id; absent only when the request itself was malformed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub case: Option<String>,
@@ -199,7 +199,7 @@ pub enum ReplyRejection {
 
 /// The result fields of a run reply; a reply must carry at least one of them, or `error`.
 /// (`skills` is the `agentskills` profile's.)
-pub const RESULT_FIELDS: [&str; 4] = ["inventory", "loads", "prompt", "skills"];
+pub(crate) const RESULT_FIELDS: [&str; 4] = ["inventory", "loads", "prompt", "skills"];
 
 /// Checks one run reply line and returns it as a JSON value.
 ///
@@ -235,7 +235,7 @@ pub fn check_run_reply(line: &str, expected_case: &str) -> Result<Value, ReplyRe
 }
 
 /// Cuts `line` to at most [`EVIDENCE_LINE_BYTES`] bytes, on a character boundary.
-pub fn evidence_line(line: &str) -> String {
+pub(crate) fn evidence_line(line: &str) -> String {
     if line.len() <= EVIDENCE_LINE_BYTES {
         return line.to_owned();
     }

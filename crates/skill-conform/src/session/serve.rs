@@ -16,13 +16,13 @@ use super::fault::{FaultInjection, FaultMode};
 use super::protocol::{HelloReply, Request, RunRequest};
 
 /// The size of the `prompt` in a [`FaultMode::Huge`] reply: 100 MiB.
-pub const HUGE_REPLY_BYTES: usize = 100 * 1024 * 1024;
+pub(crate) const HUGE_REPLY_BYTES: usize = 100 * 1024 * 1024;
 /// The line [`FaultMode::Banner`] prints before each reply.
 pub const BANNER: &str = "skill-conform adapter ready (a banner line that is not JSON)";
 /// The exit status of [`FaultMode::Crash`] and [`FaultMode::Flaky`].
-pub const CRASH_STATUS: i32 = 101;
+pub(crate) const CRASH_STATUS: i32 = 101;
 /// The exit status of [`FaultMode::Exit`].
-pub const EXIT_STATUS: i32 = 1;
+pub(crate) const EXIT_STATUS: i32 = 1;
 
 /// Serves requests from `input` until `bye` or end of input.
 ///

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 /// Why a line is not strict JSON.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum StrictJsonError {
+pub(crate) enum StrictJsonError {
     /// Not JSON at all.
     Invalid,
     /// An object names this key twice.

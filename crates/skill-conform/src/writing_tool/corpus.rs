@@ -35,7 +35,7 @@ pub fn report(repo: &Path, corpus: &CorpusReport, report_dir: &Path) -> Result<(
 }
 
 /// Every `SKILL.md` under `roots`, observed, by `{rootN}/…` location.
-pub fn observe_roots(repo: &Path, roots: &[String]) -> Result<ByPath, String> {
+pub(crate) fn observe_roots(repo: &Path, roots: &[String]) -> Result<ByPath, String> {
     let spec = tool::read_spec(repo)?;
     let program = tool::set_up(repo, &spec)?;
     observe_with(&Tool::at(program), roots)

@@ -371,7 +371,7 @@ pub fn expectation_problem(case: &CaseSpec, seen: &CaseObservation) -> Option<St
 /// `goldens --write`'s live part: sets the tool up and observes every case into
 /// `goldens/writing-tool.json`; when the tool cannot be had, keeps the file and says why.
 /// Returns the lines to print.
-pub fn refresh(repo: &Path, layout: &Layout) -> Result<String, Error> {
+pub(crate) fn refresh(repo: &Path, layout: &Layout) -> Result<String, Error> {
     if crate::goldens::is_ci() {
         return Err(Error::Usage(
             "refusing to write goldens: `CI` is set (hint: goldens are regenerated locally and reviewed, never in CI)".into(),
@@ -466,7 +466,11 @@ pub fn observe_all(
 
 /// Appends the part-ways section for `cases` to a report (`summary.md`), from the committed
 /// goldens and `goldens/writing-tool.json`: a run never starts the writing tool.
-pub fn append_section(report: &Path, layout: &Layout, cases: &[CaseSpec]) -> Result<(), Error> {
+pub(crate) fn append_section(
+    report: &Path,
+    layout: &Layout,
+    cases: &[CaseSpec],
+) -> Result<(), Error> {
     let expected: BTreeMap<CaseId, Expected> = cases
         .iter()
         .filter_map(|case| {

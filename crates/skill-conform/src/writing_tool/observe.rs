@@ -94,11 +94,11 @@ pub fn observe_case(tool: &Tool, home: &Path, case: &CaseSpec) -> Result<CaseObs
 }
 
 /// Observations by path.
-pub type ByPath = BTreeMap<String, Observation>;
+pub(crate) type ByPath = BTreeMap<String, Observation>;
 
 /// A tree to observe: `dir` and its twin `probe` (the same files, where the probe text is
 /// planted), and the directories of it given to the tool.
-pub struct Tree<'a> {
+pub(crate) struct Tree<'a> {
     pub dir: &'a Path,
     pub probe: &'a Path,
     pub validated: &'a [String],
@@ -106,7 +106,7 @@ pub struct Tree<'a> {
 
 /// What the tool says about each of `rels` (paths relative to the tree), and about every
 /// other path it spoke of.
-pub fn observe_tree(
+pub(crate) fn observe_tree(
     tool: &Tool,
     home: &Path,
     tree: &Tree<'_>,

@@ -18,16 +18,16 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 
 /// The name of the writing tool's table in `adapters/ports.toml`.
-pub const TOOL: &str = "claude-code";
+pub(crate) const TOOL: &str = "claude-code";
 
 /// How long one validation may take (the adapters' per-case run timeout).
-pub const VALIDATE_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const VALIDATE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How long set-up may take (a ~370 MB download on a cold cache).
-pub const SETUP_TIMEOUT: Duration = Duration::from_secs(20 * 60);
+pub(crate) const SETUP_TIMEOUT: Duration = Duration::from_secs(20 * 60);
 
 /// The environment variables that keep Claude Code from calling home.
-pub const NO_NETWORK_ENV: [(&str, &str); 2] = [
+pub(crate) const NO_NETWORK_ENV: [(&str, &str); 2] = [
     ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
     ("DISABLE_AUTOUPDATER", "1"),
 ];
@@ -65,7 +65,7 @@ pub fn read_spec(repo: &Path) -> Result<ToolSpec, String> {
 
 /// How one bounded run ended.
 #[derive(Debug)]
-pub struct Finished {
+pub(crate) struct Finished {
     pub status: ExitStatus,
     pub stdout: String,
     pub stderr: String,
@@ -73,7 +73,7 @@ pub struct Finished {
 
 /// Why a bounded run gave no result.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
-pub enum RunError {
+pub(crate) enum RunError {
     #[error("`{command}` could not start: {error}")]
     Spawn { command: String, error: String },
     #[error("`{command}` took longer than {timeout:?} (its process group was killed)")]
@@ -84,7 +84,7 @@ pub enum RunError {
 
 /// Runs `command` in its own process group with stdout and stderr captured in temporary
 /// files; kills the group when `timeout` passes.
-pub fn run_bounded(mut command: Command, timeout: Duration) -> Result<Finished, RunError> {
+pub(crate) fn run_bounded(mut command: Command, timeout: Duration) -> Result<Finished, RunError> {
     let shown = format!("{:?}", command.get_program());
     let io = |error: std::io::Error| RunError::Io {
         command: shown.clone(),

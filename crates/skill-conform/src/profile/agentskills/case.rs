@@ -36,7 +36,7 @@ pub struct AsCase {
 
 impl AsCase {
     /// The folder holding the case's skill directories.
-    pub fn skills_dir(&self) -> PathBuf {
+    pub(crate) fn skills_dir(&self) -> PathBuf {
         self.skills.clone()
     }
 }

@@ -18,13 +18,13 @@ use crate::error::Error;
 use crate::profile::Profile;
 
 /// The label standing for the case's skills folder in prompt locations.
-pub const ROOT_LABEL: &str = "{root0}";
+pub(crate) const ROOT_LABEL: &str = "{root0}";
 
 /// The golden format of the profile; bump it when a golden's shape changes.
-pub const FORMAT_VERSION: u32 = 1;
+pub(crate) const FORMAT_VERSION: u32 = 1;
 
 /// The text of `goldens/agentskills/VERSION`.
-pub fn version_text() -> String {
+pub(crate) fn version_text() -> String {
     format!(
         "format {FORMAT_VERSION}\nprofile {}\n",
         agentskills::REVISION

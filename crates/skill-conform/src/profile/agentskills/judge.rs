@@ -25,13 +25,13 @@ use serde_json::Value;
 use crate::judge::Status;
 
 /// The capabilities of the `agentskills` profile, as `hello` names them.
-pub const CAPABILITIES: [&str; 4] = ["validate", "unknown-fields", "properties", "prompt"];
+pub(crate) const CAPABILITIES: [&str; 4] = ["validate", "unknown-fields", "properties", "prompt"];
 
 /// The umbrella code of an implementation that checks the name with one expression.
-pub const NAME_FORMAT: &str = "AS-NAME-FORMAT";
+pub(crate) const NAME_FORMAT: &str = "AS-NAME-FORMAT";
 
 /// The codes [`NAME_FORMAT`] may stand for.
-pub const NAME_FORMAT_CODES: [&str; 3] =
+pub(crate) const NAME_FORMAT_CODES: [&str; 3] =
     ["AS-NAME-TOO-LONG", "AS-NAME-CHARSET", "AS-NAME-HYPHEN-EDGE"];
 
 /// How one part of a reply compared with the golden.
@@ -65,7 +65,7 @@ pub struct CaseFacts<'a> {
 }
 
 /// True when the reply's codes `got` stand for the golden's `want` (see the module doc).
-pub fn codes_match(got: &BTreeSet<String>, want: &BTreeSet<String>) -> bool {
+pub(crate) fn codes_match(got: &BTreeSet<String>, want: &BTreeSet<String>) -> bool {
     if !got.contains(NAME_FORMAT) {
         return got == want;
     }
@@ -180,7 +180,12 @@ pub fn judge(
 }
 
 /// The prompt part: `{root0}` put back for the root, then byte for byte.
-pub fn judge_prompt(golden: &Value, reply: &Value, offered: &BTreeSet<String>, root: &str) -> Part {
+pub(crate) fn judge_prompt(
+    golden: &Value,
+    reply: &Value,
+    offered: &BTreeSet<String>,
+    root: &str,
+) -> Part {
     if !offered.contains("prompt") {
         return Part::NotOffered;
     }

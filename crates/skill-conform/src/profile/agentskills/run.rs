@@ -36,7 +36,7 @@ pub struct PlannedAsCase {
 
 impl PlannedAsCase {
     /// `yes` or `no`: the pinned column of the matrix and the tables.
-    pub fn pinned_word(&self) -> &'static str {
+    pub(crate) fn pinned_word(&self) -> &'static str {
         if self.case.manifest.pinned {
             "yes"
         } else {
@@ -94,7 +94,7 @@ pub fn plan(repo: &Path, case_globs: &[String]) -> Result<Vec<PlannedAsCase>, Er
 
 /// A case with its golden, the directories to check and the prompt's (the reference's valid
 /// ones).
-pub fn planned_case(case: AsCase, golden: Value) -> Result<PlannedAsCase, Error> {
+pub(crate) fn planned_case(case: AsCase, golden: Value) -> Result<PlannedAsCase, Error> {
     let reference = output(&skill_ref::agentskills::AsConfig::default(), &case)?;
     let skills = reference.skills.iter().map(|s| s.dir.clone()).collect();
     let prompt = reference
@@ -225,7 +225,7 @@ fn smoke(
 }
 
 /// Resolves, starts and runs one port over every planned case.
-pub fn run_port(
+pub(crate) fn run_port(
     repo: &Path,
     request: &PortRequest,
     specs: &BTreeMap<String, port::PortSpec>,
@@ -341,7 +341,7 @@ fn write_tables(
 }
 
 /// Runs the ports asked for (every port of the profile when none) over `planned`.
-pub fn run_ports(
+pub(crate) fn run_ports(
     repo: &Path,
     ports: &[PortRequest],
     planned: &[PlannedAsCase],
