@@ -2,12 +2,9 @@
 //! `adapters/ports.toml`; every `setup.sh` sources the shared preamble and refuses to run
 //! without the version argument (no default version hides anywhere).
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use crate::common::repo;
 
 fn read(relative: &str) -> String {
     std::fs::read_to_string(repo().join(relative))

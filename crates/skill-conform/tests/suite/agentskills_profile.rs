@@ -3,7 +3,7 @@
 //! carries no profile field, and a bad `--profile` is a usage error.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use skill_conform::goldens::{self, Layout};
@@ -11,9 +11,7 @@ use skill_conform::profile::agentskills::goldens as as_goldens;
 use skill_conform::profile::Profile;
 use skill_conform::session::{ProfileRun, Request, RunRequest};
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use crate::common::repo;
 
 #[test]
 fn the_profile_goldens_table_and_version_are_fresh() {

@@ -2,7 +2,7 @@
 //! in place and never changed, agreement is quiet, a mutant's disagreements are located, the
 //! reports are deterministic, and the exit codes follow the flags.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
@@ -10,9 +10,7 @@ use skill_conform::corpus_gen::generate;
 
 const BIN: &str = env!("CARGO_BIN_EXE_skill-conform");
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use crate::common::repo;
 
 /// The binary with a clean environment (no `SKILL_CONFORM_*`, no `CI`).
 fn skill_conform<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {

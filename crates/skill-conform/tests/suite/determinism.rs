@@ -2,7 +2,7 @@
 //! whose output changes between runs of a case is `nondeterministic`; the reference repeated
 //! (or with its cases shuffled) writes the same reports byte for byte as a single pass.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
@@ -12,9 +12,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_skill-conform");
 /// The report files compared byte for byte (report.json without its `repeat` block).
 const FILES: [&str; 4] = ["report.json", "junit.xml", "summary.md", "matrix.txt"];
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use crate::common::repo;
 
 /// `skill-conform run --repo REPO --report-dir DIR --redact-volatile ARGS…`, clean environment.
 fn run(report_dir: &Path, args: &[&str]) -> Output {

@@ -2,14 +2,12 @@
 //! verdicts are unchanged, and every report is still written. The faulty adapters are this
 //! binary's own `adapter --reference --fault MODE`, misbehaving on one case only.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use crate::common::repo;
 
 /// Runs `skill-conform run ARGS` with a clean environment; returns the exit code, stdout and
 /// the parsed report.json.

@@ -2,14 +2,11 @@
 //! reference stands in for a port here (`reference` and `reference@other`), so the test needs
 //! no toolchain.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use crate::common::repo;
 
 #[test]
 fn a_port_in_two_versions_gets_two_columns() {

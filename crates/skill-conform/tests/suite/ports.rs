@@ -4,16 +4,14 @@
 //! --setup NAME…` does the set-up, and a remembered success stops holding when the probe
 //! output changes.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use skill_conform::tamper::digest_tree;
 
 const BIN: &str = env!("CARGO_BIN_EXE_skill-conform");
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use crate::common::repo;
 
 /// `adapters/` of the repository, without caches, into `to`.
 fn copy_adapters(to: &Path) {

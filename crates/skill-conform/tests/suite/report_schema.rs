@@ -9,9 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use skill_ref::canonical::to_canonical_string;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use crate::common::repo;
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/report-format-1.json")

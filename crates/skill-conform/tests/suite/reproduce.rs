@@ -12,9 +12,7 @@ use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_skill-conform");
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use crate::common::repo;
 
 /// Copies `rel` (a file or directory) from the repository into `to`.
 fn copy_from_repo(rel: &str, to: &Path) {

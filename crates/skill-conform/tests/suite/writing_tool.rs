@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use skill_conform::case::{self, CaseId, CaseSpec, WritingTool};
@@ -15,9 +15,7 @@ use skill_conform::writing_tool::{
     self, observe_case, tool, CaseObservation, CaseOutcome, Column, Observation, Observations, Tool,
 };
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use crate::common::repo;
 
 fn fixture_case(id: &str) -> CaseSpec {
     let cases = case::discover(&Layout::under(&repo()).fixtures).expect("fixtures parse");
