@@ -151,6 +151,12 @@ fn bench_port(
         time_child(run().args(["--", "--list"]), |c| c == Some(0))
     });
     let setup = setup.map(|argv| {
+        // ports.toml names repository paths as `{repo}`, as the runner expands them.
+        let repo_text = repo.display().to_string();
+        let argv: Vec<String> = argv
+            .iter()
+            .map(|a| a.replace("{repo}", &repo_text))
+            .collect();
         time_runs(runs, || {
             time_child(
                 Command::new(&argv[0]).args(&argv[1..]).current_dir(repo),
