@@ -140,7 +140,7 @@ mod tests {
     #[test]
     fn repeat_and_seed_only_for_a_status_from_repetition_and_repo_only_when_elsewhere() {
         let request = PortRequest::parse_port("java").unwrap();
-        let elsewhere = Path::new("/work/other repo");
+        let elsewhere = Path::new("/home/someone/other repo");
         let reproducer = Reproducer::new(
             [("java".to_owned(), request)],
             None,
@@ -149,7 +149,7 @@ mod tests {
         );
         assert_eq!(
             reproducer.trial("java", &case(), true),
-            "skill-conform run --port java --repo '/work/other repo' --repeat 3 --seed 42 -- --exact java::frontmatter/colon-space"
+            "skill-conform run --port java --repo '/home/someone/other repo' --repeat 3 --seed 42 -- --exact java::frontmatter/colon-space"
         );
         assert!(!reproducer
             .trial("java", &case(), false)

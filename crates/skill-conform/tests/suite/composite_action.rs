@@ -16,7 +16,7 @@ use std::process::Command;
 
 use serde::Deserialize;
 
-use crate::common::{copy_tree, pinned_case_count, repo};
+use crate::common::{copy_tree, pinned_case_count, repo, stand_in_repo};
 
 #[derive(Deserialize)]
 struct Action {
@@ -273,31 +273,6 @@ fn gh_stub(dir: &Path, run_id: Option<&str>) -> PathBuf {
     std::fs::write(&gh, script).unwrap();
     std::fs::set_permissions(&gh, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     gh_dir
-}
-
-/// A repository for the action to run in: this one's cases and goldens, and a ports.toml whose
-/// ports are the reference served as an adapter under other names (`port:MUTANT` serves that
-/// mutant of the reference instead).
-fn stand_in_repo(dir: &Path, ports: &[&str], bin: &Path) -> PathBuf {
-    let root = dir.join("action");
-    for folder in ["conformance-fixtures", "goldens"] {
-        copy_tree(&repo().join(folder), &root.join(folder));
-    }
-    std::fs::copy(repo().join("Cargo.lock"), root.join("Cargo.lock")).unwrap();
-    let mut toml = String::new();
-    for port in ports {
-        let (port, mutant) = match port.split_once(':') {
-            Some((port, mutant)) => (port, format!(", \"--mutant\", {mutant:?}")),
-            None => (*port, String::new()),
-        };
-        toml += &format!(
-            "[ports.{port}]\nlanguage = \"stand-in\"\nprobe = []\nsetup = [\"sh\", \"-c\", \"echo {{version}}\"]\n\
-             run = [{bin:?}, \"adapter\", \"--reference\"{mutant}]\nversion = \"1.0.0\"\ncache_env = {{}}\ntested = true\n\n"
-        );
-    }
-    std::fs::create_dir_all(root.join("adapters/lib")).unwrap();
-    std::fs::write(root.join("adapters/ports.toml"), toml).unwrap();
-    root
 }
 
 /// What one workflow run left: each port job's summary and skipped `uses:`, the merge job,

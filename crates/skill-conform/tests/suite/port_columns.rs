@@ -2,6 +2,7 @@
 //! reference stands in for a port here (`reference` and `reference@other`), so the test needs
 //! no toolchain.
 
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
@@ -39,17 +40,8 @@ fn a_port_in_two_versions_gets_two_columns() {
 #[test]
 fn each_column_of_a_port_in_two_versions_names_its_origin() {
     let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("repo");
-    for folder in ["conformance-fixtures", "goldens"] {
-        crate::common::copy_from_repo(folder, &root);
-    }
-    let ports = format!(
-        "[ports.standin]\nlanguage = \"stand-in\"\nprobe = []\nsetup = [\"sh\", \"-c\", \"echo {{version}}\"]\n\
-         run = [{bin:?}, \"adapter\", \"--reference\"]\nversion = \"1.0.0\"\ncache_env = {{}}\ntested = true\n",
-        bin = env!("CARGO_BIN_EXE_skill-conform")
-    );
-    std::fs::create_dir_all(root.join("adapters/lib")).unwrap();
-    std::fs::write(root.join("adapters/ports.toml"), ports).unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_skill-conform"));
+    let root = crate::common::stand_in_repo(tmp.path(), &["standin"], bin);
     let out = Command::new(env!("CARGO_BIN_EXE_skill-conform"))
         .args(["run", "--port", "standin@2.0.0", "--port", "standin"])
         .args(["--case", "discovery/**", "--repo"])

@@ -116,3 +116,28 @@ pub fn headless(chromium: &Path, profile: &Path, extra: &[&str], url: &str) -> S
     assert!(out.status.success(), "chromium failed: {out:?}");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// A repository to run in (`DIR/action`): this one's cases and goldens, and a ports.toml whose
+/// ports are the reference served as an adapter under other names (`port:MUTANT` serves that
+/// mutant of the reference instead).
+pub fn stand_in_repo(dir: &Path, ports: &[&str], bin: &Path) -> PathBuf {
+    let root = dir.join("action");
+    for folder in ["conformance-fixtures", "goldens"] {
+        copy_tree(&repo().join(folder), &root.join(folder));
+    }
+    std::fs::copy(repo().join("Cargo.lock"), root.join("Cargo.lock")).unwrap();
+    let mut toml = String::new();
+    for port in ports {
+        let (port, mutant) = match port.split_once(':') {
+            Some((port, mutant)) => (port, format!(", \"--mutant\", {mutant:?}")),
+            None => (*port, String::new()),
+        };
+        toml += &format!(
+            "[ports.{port}]\nlanguage = \"stand-in\"\nprobe = []\nsetup = [\"sh\", \"-c\", \"echo {{version}}\"]\n\
+             run = [{bin:?}, \"adapter\", \"--reference\"{mutant}]\nversion = \"1.0.0\"\ncache_env = {{}}\ntested = true\n\n"
+        );
+    }
+    std::fs::create_dir_all(root.join("adapters/lib")).unwrap();
+    std::fs::write(root.join("adapters/ports.toml"), toml).unwrap();
+    root
+}
