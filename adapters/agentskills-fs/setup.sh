@@ -9,7 +9,8 @@
 # Third-party pins (PyYAML: it decides verdicts) are in constraints.txt.
 set -euo pipefail
 PORT=agentskills-fs
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/setup-common.sh"
+self="${BASH_SOURCE[0]}" && [[ "$self" == */* ]] || self="./$self"
+. "${self%/*}/../lib/setup-common.sh"
 setup_args "$@"
 DISTS="agentskills-core agentskills-fs" MODULE=agentskills_fs MIN_PYTHON=3.12
 . "$here/../lib/setup-agentskills-venv.sh"

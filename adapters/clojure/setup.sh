@@ -18,7 +18,8 @@
 # .cache/setup-*.log.
 set -euo pipefail
 PORT=clojure
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/setup-common.sh"
+self="${BASH_SOURCE[0]}" && [[ "$self" == */* ]] || self="./$self"
+. "${self%/*}/../lib/setup-common.sh"
 setup_args "$@"
 command -v java >/dev/null 2>&1 || die "java not found (hint: install a JDK, 17 or newer)"
 command -v clojure >/dev/null 2>&1 \

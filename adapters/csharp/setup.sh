@@ -18,7 +18,8 @@
 # stderr naming the cause; the build output is kept in .cache/setup-*.log.
 set -euo pipefail
 PORT=csharp
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/setup-common.sh"
+self="${BASH_SOURCE[0]}" && [[ "$self" == */* ]] || self="./$self"
+. "${self%/*}/../lib/setup-common.sh"
 setup_args "$@"
 command -v dotnet >/dev/null 2>&1 || die "dotnet not found (hint: install the .NET 10 SDK; this adapter has never run: no machine it was tried on had one)"
 sdks="$(dotnet --list-sdks 2>/dev/null || true)"

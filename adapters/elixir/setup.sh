@@ -18,7 +18,8 @@
 # stderr naming the cause; the output behind it is kept in .cache/setup-*.log.
 set -euo pipefail
 PORT=elixir
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/setup-common.sh"
+self="${BASH_SOURCE[0]}" && [[ "$self" == */* ]] || self="./$self"
+. "${self%/*}/../lib/setup-common.sh"
 setup_args "$@"
 command -v elixir >/dev/null 2>&1 || die "elixir not found (hint: install Elixir >= 1.16 with its Erlang/OTP; Debian 12's elixir package is 1.14; Mix.install also needs Hex, repo.hex.pm, reachable)"
 command -v mix >/dev/null 2>&1 || die "mix not found (hint: install Elixir >= 1.16; mix ships with it)"

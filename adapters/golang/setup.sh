@@ -30,7 +30,8 @@
 # go.mod asks for). GOPROXY and GOSUMDB are left as the environment sets them.
 set -euo pipefail
 PORT=golang
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/setup-common.sh"
+self="${BASH_SOURCE[0]}" && [[ "$self" == */* ]] || self="./$self"
+. "${self%/*}/../lib/setup-common.sh"
 setup_args "$@"
 module="github.com/muthuishere/toolnexus/golang"
 

@@ -26,7 +26,8 @@
 # MAVEN_REPO_LOCAL when set (CI points it at the folder its cache step saves).
 set -euo pipefail
 PORT=java
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/setup-common.sh"
+self="${BASH_SOURCE[0]}" && [[ "$self" == */* ]] || self="./$self"
+. "${self%/*}/../lib/setup-common.sh"
 setup_args "$@"
 group="io.github.muthuishere"
 artifact="toolnexus"

@@ -26,7 +26,8 @@
 # Environment: npm_config_cache (default .cache/npm).
 set -euo pipefail
 PORT=js
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/setup-common.sh"
+self="${BASH_SOURCE[0]}" && [[ "$self" == */* ]] || self="./$self"
+. "${self%/*}/../lib/setup-common.sh"
 setup_args "$@"
 
 command -v node >/dev/null 2>&1 || die "node not found (hint: install Node.js >= 20)"

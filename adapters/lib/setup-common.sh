@@ -20,12 +20,16 @@
 # Usage, at the top of a setup.sh (with `set -euo pipefail`):
 #
 #   PORT=python
-#   . "$(dirname "${BASH_SOURCE[0]}")/../lib/setup-common.sh"
+#   self="${BASH_SOURCE[0]}" && [[ "$self" == */* ]] || self="./$self"
+#   . "${self%/*}/../lib/setup-common.sh"    # no `dirname`: set-up runs on every run
 #   setup_args "$@"     # sets mode=version + version, or mode=local + checkout
 #
 # Defines: here (the adapter folder), cache (its .cache), die, progress, local_key, setup_args.
 
-here="$(cd "$(dirname "${BASH_SOURCE[1]}")" && pwd)"
+# The caller's folder, without starting `dirname` (the runner calls set-up on every run).
+caller="${BASH_SOURCE[1]}"
+[[ "$caller" == */* ]] || caller="./$caller"
+here="$(cd "${caller%/*}" && pwd)"
 cache="$here/.cache"
 
 # die MSG: the one-line cause on stderr, exit 1. The runner shows it as the port's reason.

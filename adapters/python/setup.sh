@@ -22,7 +22,8 @@
 # python3.13, python3.12, python3.11 that is ≥ 3.11), PIP_CACHE_DIR (default .cache/pip).
 set -euo pipefail
 PORT=python
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/setup-common.sh"
+self="${BASH_SOURCE[0]}" && [[ "$self" == */* ]] || self="./$self"
+. "${self%/*}/../lib/setup-common.sh"
 setup_args "$@"
 constraints="$here/constraints.txt"
 

@@ -5,7 +5,8 @@
 #   setup.sh VERSION     (conventions: ../lib/setup-common.sh; body: ../lib/setup-agentskills-npm.sh)
 set -euo pipefail
 PORT=skill-tools
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/setup-common.sh"
+self="${BASH_SOURCE[0]}" && [[ "$self" == */* ]] || self="./$self"
+. "${self%/*}/../lib/setup-common.sh"
 setup_args "$@"
 PACKAGE="@skill-tools/core"
 . "$here/../lib/setup-agentskills-npm.sh"

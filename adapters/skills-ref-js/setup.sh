@@ -5,7 +5,8 @@
 #   setup.sh VERSION     (conventions: ../lib/setup-common.sh; body: ../lib/setup-agentskills-npm.sh)
 set -euo pipefail
 PORT=skills-ref-js
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/setup-common.sh"
+self="${BASH_SOURCE[0]}" && [[ "$self" == */* ]] || self="./$self"
+. "${self%/*}/../lib/setup-common.sh"
 setup_args "$@"
 PACKAGE="skills-ref"
 . "$here/../lib/setup-agentskills-npm.sh"

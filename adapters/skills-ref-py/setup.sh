@@ -6,7 +6,8 @@
 # Third-party pins (strictyaml first: it decides verdicts) are in constraints.txt.
 set -euo pipefail
 PORT=skills-ref-py
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/setup-common.sh"
+self="${BASH_SOURCE[0]}" && [[ "$self" == */* ]] || self="./$self"
+. "${self%/*}/../lib/setup-common.sh"
 setup_args "$@"
 DISTS="skills-ref" MODULE=skills_ref MIN_PYTHON=3.11
 . "$here/../lib/setup-agentskills-venv.sh"

@@ -6,7 +6,8 @@
 # The wheel bundles its own YAML parser; constraints.txt pins nothing else today.
 set -euo pipefail
 PORT=skills-ref-rs
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/setup-common.sh"
+self="${BASH_SOURCE[0]}" && [[ "$self" == */* ]] || self="./$self"
+. "${self%/*}/../lib/setup-common.sh"
 setup_args "$@"
 DISTS="skills-ref-rs" MODULE=skills_ref_rs MIN_PYTHON=3.11
 . "$here/../lib/setup-agentskills-venv.sh"

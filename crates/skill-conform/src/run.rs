@@ -151,13 +151,12 @@ fn selected(args: &Arguments, name: &str) -> bool {
 
 /// Runs the suite and returns the exit code: plan, observe, judge, report.
 pub fn run(options: RunOptions) -> Result<ExitCode, Error> {
-    let plan = Plan::new(options)?;
+    let (plan, guard) = plan_and_guard(options)?;
     if plan.libtest.list {
         list_trials(&plan);
         return Ok(ExitCode::Ok);
     }
     announce_seed(&plan.repeat);
-    let guard = crate::guard::RepositoryGuard::take(&plan.repo)?;
     arm_interruption(&plan);
     let started = std::time::Instant::now();
     let observed = observe_ports(&plan)?;
@@ -171,6 +170,24 @@ pub fn run(options: RunOptions) -> Result<ExitCode, Error> {
     // The adapters exited while the verdicts were judged and reported; wait for them now.
     drop(observed);
     Ok(judge::exit_code(&results, &plan.required))
+}
+
+/// Stage 1 — the plan, and the guard's digest of the repository taken at the same time: both
+/// only read, on two cores, and no port's code (probe, set-up, adapter) runs before both are
+/// done, so the digest is still of the repository as it was before any of them.
+fn plan_and_guard(options: RunOptions) -> Result<(Plan, crate::guard::RepositoryGuard), Error> {
+    let repo = crate::plan::canonical_repo(&options.repo);
+    std::thread::scope(|scope| {
+        let digesting = repo
+            .ok()
+            .map(|repo| scope.spawn(move || crate::guard::RepositoryGuard::take(&repo)));
+        let plan = Plan::new(options)?;
+        let guard = match digesting {
+            Some(digesting) => digesting.join().expect("digesting does not panic")?,
+            None => crate::guard::RepositoryGuard::take(&plan.repo)?,
+        };
+        Ok((plan, guard))
+    })
 }
 
 /// From now on SIGINT/SIGTERM write the reports with the verdicts judged so far (each port's

