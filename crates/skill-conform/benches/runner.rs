@@ -88,6 +88,10 @@ struct Row {
     piped: Duration,
     runner: Duration,
     runner_on_tmp: Duration,
+    /// runner / piped, round by round, the median: pairing keeps the ratio meaningful when
+    /// the machine's speed drifts during the bench (medians of each column alone do not).
+    ratio: f64,
+    ratio_on_tmp: f64,
     setup: Option<Duration>,
     planning: Duration,
     per_case: Option<Duration>,
@@ -146,6 +150,8 @@ fn bench_port(
         runner.push(time_child(&mut run(), ran));
         runner_on_tmp.push(time_child(run().env("TMPDIR", "/tmp"), ran));
     }
+    let ratio = paired_ratio(&runner, &piped);
+    let ratio_on_tmp = paired_ratio(&runner_on_tmp, &piped);
     let (piped, runner, runner_on_tmp) = (median(piped), median(runner), median(runner_on_tmp));
     let planning = time_runs(runs, || {
         time_child(run().args(["--", "--list"]), |c| c == Some(0))
@@ -192,10 +198,23 @@ fn bench_port(
         piped,
         runner,
         runner_on_tmp,
+        ratio,
+        ratio_on_tmp,
         setup,
         planning,
         per_case,
     }
+}
+
+/// The median of `a[i] / b[i]` over rounds taken in turns.
+fn paired_ratio(a: &[Duration], b: &[Duration]) -> f64 {
+    let mut ratios: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .map(|(a, b)| a.as_secs_f64() / b.as_secs_f64())
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    ratios[ratios.len() / 2]
 }
 
 fn main() {
@@ -273,13 +292,13 @@ fn main() {
             row.cases,
             row.piped.as_secs_f64(),
             row.runner.as_secs_f64(),
-            row.runner.as_secs_f64() / row.piped.as_secs_f64(),
+            row.ratio,
             row.setup
                 .map_or_else(|| "–".to_owned(), |d| format!("{:.3} s", d.as_secs_f64())),
             row.planning.as_secs_f64(),
             rest * 1000.0 / row.cases as f64,
             row.runner_on_tmp.as_secs_f64(),
-            row.runner_on_tmp.as_secs_f64() / row.piped.as_secs_f64(),
+            row.ratio_on_tmp,
         );
     }
     println!("\n## One process per port vs one process per case\n");
@@ -299,7 +318,7 @@ fn main() {
         );
     }
     println!(
-        "\nmedians of {} runs after one warm-up ({} cold run of the per-case loop); {} cores",
+        "\nmedians of {} runs after one warm-up, ratios the median of each round's ratio ({} cold run of the per-case loop); {} cores",
         env_runs("BENCH_RUNS", 11),
         env_runs("BENCH_SLOW_RUNS", 1),
         std::thread::available_parallelism().map_or(1, |n| n.get())

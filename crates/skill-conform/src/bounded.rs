@@ -7,7 +7,7 @@
 use std::io::{BufRead, Read};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How long one toolchain probe (`python3 --version`, `mvn -v`) may take.
 pub(crate) const PROBE_TIMEOUT: Duration = Duration::from_secs(60);
@@ -94,27 +94,41 @@ pub(crate) fn run_watching(
             text
         })
     });
-    let start = Instant::now();
-    // Helpers usually answer from a cache in milliseconds and sometimes install for minutes:
-    // poll often at first, then back off to 50 ms.
-    let mut poll = Duration::from_millis(1);
-    let status = loop {
-        if let Ok(Some(status)) = child.try_wait() {
-            break status;
-        }
-        if start.elapsed() > timeout {
-            kill_group(group);
-            let _ = child.wait();
-            return Err(Failure::TimedOut(timeout));
-        }
-        std::thread::sleep(poll);
-        poll = (poll * 2).min(Duration::from_millis(50));
-    };
+    // A waiter blocks until the child has exited without reaping it (`WNOWAIT`), so the group
+    // id stays the child's until `child.wait()` below: a kill after the timeout can never hit
+    // a reused group, and a helper that answers from a cache in milliseconds is seen at once
+    // (no polling interval on the path of every run's set-up).
+    let pid = child.id();
+    let (exited_tx, exited_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        wait_without_reaping(pid);
+        let _ = exited_tx.send(());
+    });
+    if exited_rx.recv_timeout(timeout).is_err() {
+        kill_group(group);
+        let _ = child.wait();
+        return Err(Failure::TimedOut(timeout));
+    }
+    let status = child.wait().map_err(Failure::Spawn)?;
     Ok(Finished {
         status,
         stdout: out.join().unwrap_or_default(),
         stderr: err.and_then(|err| err.join().ok()).unwrap_or_default(),
     })
+}
+
+/// Blocks until the process `pid` has exited, leaving it a zombie for its owner to reap.
+fn wait_without_reaping(pid: u32) {
+    loop {
+        // SAFETY: `info` is a plain C struct that waitid fills; an error (the child already
+        // reaped, say) ends the wait.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let done =
+            unsafe { libc::waitid(libc::P_PID, pid, &mut info, libc::WEXITED | libc::WNOWAIT) };
+        if done == 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            return;
+        }
+    }
 }
 
 fn kill_group(pgid: i32) {
@@ -127,6 +141,7 @@ fn kill_group(pgid: i32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
 
     /// Whether `pid` still runs (a zombie waiting for its reaper does not).
     fn running(pid: &str) -> bool {
