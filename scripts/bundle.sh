@@ -32,23 +32,29 @@ cp -- "$repo/adapters/PROTOCOL.md" "$dest/PROTOCOL.md"
 cp -- "$repo/conformance-fixtures/README.md" "$dest/FIXTURES.md"
 { printf 'skill-conform %s\n' "$version"; cat "$repo/goldens/VERSION"; } >"$dest/VERSION"
 
-# The cases and their goldens, and index.json listing them in code-point order.
+# The cases and their goldens, and index.json listing them in code-point order. Each tree is
+# copied by one `cp` and the pinned cases found by one `grep`, not a few processes per case.
+mapfile -t ids < <(cd "$repo/conformance-fixtures" && find . -mindepth 3 -maxdepth 3 -name case.toml \
+  | sed -e 's#^\./##' -e 's#/case\.toml$##' | sort)
+for id in "${ids[@]}"; do
+  [ -f "$repo/goldens/$id.json" ] || die "case $id has no golden goldens/$id.json (run: skill-conform goldens --write)"
+done
+declare -A pinned=()
+while IFS= read -r toml; do pinned["${toml%/case.toml}"]=1; done < <(
+  cd "$repo/conformance-fixtures" && printf '%s/case.toml\0' "${ids[@]}" \
+    | xargs -0 grep -lE '^pinned *= *true' || true)
+(cd "$repo/conformance-fixtures" && printf '%s\0' "${ids[@]}" | xargs -0 cp -R --parents -t "$dest/cases")
+(cd "$repo/goldens" && printf '%s.json\0' "${ids[@]}" | xargs -0 cp --parents -t "$dest/goldens")
 {
   printf '{\n  "format": 1,\n  "version": "%s",\n  "cases": [\n' "$version"
   sep=""
-  while IFS= read -r id; do
-    case_toml="$repo/conformance-fixtures/$id/case.toml"
-    [ -f "$repo/goldens/$id.json" ] || die "case $id has no golden goldens/$id.json (run: skill-conform goldens --write)"
-    mkdir -p "$dest/cases/$id" "$(dirname "$dest/goldens/$id.json")"
-    cp -R -- "$repo/conformance-fixtures/$id/." "$dest/cases/$id/"
-    cp -- "$repo/goldens/$id.json" "$dest/goldens/$id.json"
-    pinned=false
-    grep -qE '^pinned *= *true' "$case_toml" && pinned=true
+  for id in "${ids[@]}"; do
+    is_pinned=false
+    [ -n "${pinned[$id]:-}" ] && is_pinned=true
     printf '%s    {"id": "%s", "pinned": %s, "case": "cases/%s", "golden": "goldens/%s.json"}' \
-      "$sep" "$id" "$pinned" "$id" "$id"
+      "$sep" "$id" "$is_pinned" "$id" "$id"
     sep=$',\n'
-  done < <(cd "$repo/conformance-fixtures" && find . -mindepth 3 -maxdepth 3 -name case.toml \
-    | sed -e 's#^\./##' -e 's#/case\.toml$##' | sort)
+  done
   printf '\n  ]\n}\n'
 } >"$dest/index.json"
 

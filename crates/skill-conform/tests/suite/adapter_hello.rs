@@ -36,7 +36,7 @@ fn hello(command: &mut Command) -> serde_json::Value {
 
 #[test]
 fn python_hello_reports_the_installed_pyyaml() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     let site = dir.path();
     write(
         &site.join("toolnexus/__init__.py"),
@@ -58,7 +58,7 @@ fn python_hello_reports_the_installed_pyyaml() {
 
 #[test]
 fn js_hello_reports_the_yaml_package_node_would_resolve() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     // npm's layout: the package, and `yaml` hoisted beside it.
     let modules = dir.path().join("node_modules");
     let pkg = modules.join("toolnexus");

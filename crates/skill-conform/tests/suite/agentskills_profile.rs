@@ -26,7 +26,7 @@ fn write(path: &Path, text: &str) {
 
 #[test]
 fn toolnexus_discovery_and_goldens_write_step_over_the_profile_subtree() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     let root = dir.path();
     write(
         &root.join("conformance-fixtures/g/c/case.toml"),
@@ -131,7 +131,7 @@ for line in sys.stdin:
 "#;
 
 fn run_fake(mode: &str) -> (Option<i32>, String) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     let script = dir.path().join("fake.py");
     fs::write(&script, FAKE).unwrap();
     let adapter = format!("fake=python3 {} {mode}", script.display());

@@ -41,7 +41,7 @@ fn bundle(inputs: &Path, out: &Path) -> (Option<i32>, String, String) {
 
 #[test]
 fn the_bundle_holds_every_case_with_its_golden_and_is_reproducible() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     let inputs = inputs(dir.path());
     let (code, stdout, stderr) = bundle(&inputs, &dir.path().join("a"));
     assert_eq!(code, Some(0), "{stderr}");
@@ -111,7 +111,7 @@ fn the_bundle_holds_every_case_with_its_golden_and_is_reproducible() {
 
 #[test]
 fn a_missing_contract_stops_the_bundle_with_one_line() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     let inputs = inputs(dir.path());
     std::fs::remove_file(inputs.join("crates/skill-ref/CONTRACT.md")).unwrap();
     let (code, stdout, stderr) = bundle(&inputs, &dir.path().join("out"));

@@ -13,7 +13,7 @@ fn write(path: &Path, text: &str) {
 }
 
 fn tree(cases: &[&str]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     for case in cases {
         write(&dir.path().join(case).join("case.toml"), MINIMAL);
         write(
@@ -40,7 +40,7 @@ fn discovers_cases_sorted_by_id() {
 
 #[test]
 fn missing_fixture_dir_is_a_clear_error() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     let missing = dir.path().join("conformance-fixtures");
     let error = discover(&missing).unwrap_err();
     assert!(matches!(error, CaseError::FixturesMissing { .. }));

@@ -74,7 +74,7 @@ fn version_of(pkgdir: &Path) -> String {
 
 #[test]
 fn the_go_ports_own_tag_wins_then_a_plain_tag_and_a_later_commit_says_how_far() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     let golang = committed(dir.path(), Some("0.9.0"));
     git(dir.path(), &["tag", "v0.15.0"]);
     assert_eq!(version_of(&golang), "0.15.0");
@@ -91,7 +91,7 @@ fn the_go_ports_own_tag_wins_then_a_plain_tag_and_a_later_commit_says_how_far() 
 
 #[test]
 fn without_tags_the_java_ports_lockstep_version_and_without_either_nothing() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     // A shallow clone as actions/checkout makes by default: one commit, no tags.
     let origin = dir.path().join("origin");
     committed(&origin, Some("0.16.0"));

@@ -23,7 +23,7 @@ fn an_unknown_port_lists_the_valid_ones() {
 
 #[test]
 fn a_missing_fixture_dir_names_it_and_the_fix() {
-    let empty = tempfile::tempdir().unwrap();
+    let empty = crate::common::tempdir();
     let out = skill_conform(&[
         "run",
         "--port",
@@ -43,7 +43,7 @@ fn a_missing_fixture_dir_names_it_and_the_fix() {
 
 #[test]
 fn a_bad_manifest_names_the_file_and_the_field() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::common::tempdir();
     let case = tmp.path().join("conformance-fixtures/frontmatter/bad");
     std::fs::create_dir_all(case.join("skills/x")).unwrap();
     std::fs::write(
@@ -81,7 +81,7 @@ fn bad_flags_are_usage_errors() {
 
 #[test]
 fn the_reference_passes_its_own_suite() {
-    let reports = tempfile::tempdir().unwrap();
+    let reports = crate::common::tempdir();
     let out = skill_conform(&[
         "run",
         "--port",
@@ -117,7 +117,7 @@ fn the_reference_passes_its_own_suite() {
 
 #[test]
 fn the_libtest_listing_is_behind_a_flag() {
-    let reports = tempfile::tempdir().unwrap();
+    let reports = crate::common::tempdir();
     let out = skill_conform(&[
         "run",
         "--port",
@@ -135,7 +135,7 @@ fn the_libtest_listing_is_behind_a_flag() {
 
 #[test]
 fn list_names_every_trial_without_starting_adapters() {
-    let reports = tempfile::tempdir().unwrap();
+    let reports = crate::common::tempdir();
     let report_dir = reports.path().join("never");
     let out = skill_conform(&[
         "run",
@@ -162,7 +162,7 @@ fn list_names_every_trial_without_starting_adapters() {
 
 #[test]
 fn a_stale_expectation_fails_the_run_and_is_in_every_report() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::common::tempdir();
     for rel in [
         "conformance-fixtures/frontmatter/colon-space",
         "goldens/frontmatter/colon-space.json",
@@ -220,7 +220,7 @@ fn a_stale_expectation_fails_the_run_and_is_in_every_report() {
 
 #[test]
 fn every_report_names_where_a_port_came_from() {
-    let reports = tempfile::tempdir().unwrap();
+    let reports = crate::common::tempdir();
     let adapter = format!(
         "other={} adapter --reference",
         env!("CARGO_BIN_EXE_skill-conform")
@@ -269,7 +269,7 @@ fn explain_shows_the_rules_the_bytes_and_the_golden() {
 fn a_failing_pinned_case_names_its_rules_with_their_text() {
     let exe = env!("CARGO_BIN_EXE_skill-conform");
     let adapter = format!("wrong={exe} adapter --reference --mutant rescue-keeps-quotes");
-    let reports = tempfile::tempdir().unwrap();
+    let reports = crate::common::tempdir();
     let out = skill_conform(&[
         "run",
         "--adapter",
@@ -292,7 +292,7 @@ fn a_failing_pinned_case_names_its_rules_with_their_text() {
 #[test]
 fn every_numeric_flag_is_bounded_when_parsed() {
     const HUGE: &str = "18446744073709551615";
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::common::tempdir();
     let dir = tmp.path().join("tree");
     let dir = dir.to_str().unwrap();
     let cases: [&[&str]; 9] = [
@@ -328,7 +328,7 @@ fn every_numeric_flag_is_bounded_when_parsed() {
 /// naming the case, before any port is judged, not an `error` verdict on every port.
 #[test]
 fn a_fifo_in_a_fixture_is_exit_2_naming_the_case() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::common::tempdir();
     for rel in [
         "conformance-fixtures/frontmatter/colon-space",
         "goldens/frontmatter/colon-space.json",
@@ -371,7 +371,7 @@ fn a_fifo_in_a_fixture_is_exit_2_naming_the_case() {
 /// A report directory that cannot be written is refused before the first adapter starts.
 #[test]
 fn an_unwritable_report_dir_is_refused_before_anything_runs() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::common::tempdir();
     let file = tmp.path().join("a-file");
     std::fs::write(&file, "x").unwrap();
     let bad = file.join("reports");

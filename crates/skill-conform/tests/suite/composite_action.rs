@@ -320,7 +320,7 @@ fn run_workflow_on(
     ports: &[&str],
     real_repo: bool,
 ) -> Outcome {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_skill-conform"));
     let action_path = match real_repo {
         true => repo().canonicalize().unwrap(),

@@ -31,7 +31,7 @@ struct Scene {
 
 impl Scene {
     fn new() -> Scene {
-        let root = tempfile::tempdir().unwrap();
+        let root = crate::common::tempdir();
         let repo = root.path().join("repo");
         for rel in ["conformance-fixtures", "goldens", "adapters/ports.toml"] {
             copy_tree(&source_repo().join(rel), &repo.join(rel));

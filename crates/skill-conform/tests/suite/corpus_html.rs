@@ -104,7 +104,7 @@ fn headless_chromium_filters_the_disagreements_by_port() {
     let Some(chromium) = chromium() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     std::fs::write(dir.path().join("corpus.html"), page()).unwrap();
     let url = format!("file://{}", dir.path().join("corpus.html").display());
     let profile = dir.path().join("profile");
@@ -137,7 +137,7 @@ fn headless_chromium_filters_the_disagreements_by_port() {
 
 #[test]
 fn corpus_writes_the_page_beside_corpus_md() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     let report = analyse(
         vec!["/r".into()],
         0,

@@ -73,7 +73,7 @@ fn statuses(report: &Value, port: &str) -> Vec<(String, String)> {
 
 #[test]
 fn an_adapter_that_changes_between_runs_is_nondeterministic() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::common::tempdir();
     let adapter = format!(
         "nd={BIN} adapter --reference --fault nondeterministic --fault-cases frontmatter/plain,frontmatter/url-colon"
     );
@@ -164,7 +164,7 @@ fn a_port_that_follows_directory_read_order_is_nondeterministic_under_repeat() {
         eprintln!("skipped: no /dev/shm");
         return;
     }
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::common::tempdir();
     let memory = tempfile::tempdir_in(shm).unwrap();
     let adapter = raw_order_adapter();
     let args = [
@@ -232,7 +232,7 @@ fn report_has_no_repeat(dir: &Path) -> bool {
 
 #[test]
 fn the_reference_repeated_writes_the_reports_of_one_pass() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::common::tempdir();
     let (once, twice) = (tmp.path().join("once"), tmp.path().join("twice"));
     let out = run(&once, &["--port", "reference"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
@@ -266,7 +266,7 @@ fn the_reference_repeated_writes_the_reports_of_one_pass() {
 
 #[test]
 fn shuffled_case_order_writes_byte_identical_reports() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::common::tempdir();
     let (plain, shuffled) = (tmp.path().join("plain"), tmp.path().join("shuffled"));
     let out = run(&plain, &["--port", "reference"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));

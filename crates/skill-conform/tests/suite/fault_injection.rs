@@ -62,7 +62,7 @@ fn each_fault_gets_its_own_status_and_spares_the_other_ports() {
         args.push(case.into());
     }
     args.extend(["--run-timeout", "2", "--handshake-timeout", "20"].map(String::from));
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     let (code, stdout, report) = run(&args, dir.path());
 
     assert_eq!(code, 3, "a broken port makes the run exit 3\n{stdout}");
@@ -110,17 +110,16 @@ fn each_fault_gets_its_own_status_and_spares_the_other_ports() {
 #[test]
 fn every_mutant_adapter_fails_exactly_where_the_mutants_command_says() {
     let bin = env!("CARGO_BIN_EXE_skill-conform");
-    let cases = skill_conform::case::discover(&repo().join("conformance-fixtures")).unwrap();
-    let outcomes = skill_conform::mutants::run_mutants(&cases).unwrap();
+    let (cases, outcomes) = crate::common::mutant_outcomes();
     let mut args: Vec<String> = vec!["--port".into(), "reference".into()];
-    for outcome in &outcomes {
+    for outcome in outcomes {
         args.push("--adapter".into());
         args.push(format!(
             "m-{m}={bin} adapter --reference --mutant {m}",
             m = outcome.mutant
         ));
     }
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     let (code, stdout, report) = run(&args, dir.path());
     assert_eq!(
         code,
@@ -128,7 +127,7 @@ fn every_mutant_adapter_fails_exactly_where_the_mutants_command_says() {
         "pinned mutants fail pinned cases\n{}",
         &stdout[stdout.len().saturating_sub(2000)..]
     );
-    for case in &cases {
+    for case in cases {
         assert_eq!(
             status(&report, "reference", case.id.as_str()),
             "pass",
@@ -136,7 +135,7 @@ fn every_mutant_adapter_fails_exactly_where_the_mutants_command_says() {
             case.id
         );
     }
-    for outcome in &outcomes {
+    for outcome in outcomes {
         let port = format!("m-{}", outcome.mutant);
         let mut not_passing: Vec<String> = report["trials"][&port]
             .as_object()
@@ -168,7 +167,7 @@ fn a_port_that_hangs_on_everything_is_given_up_after_three_timeouts() {
         "--run-timeout".into(),
         "1".into(),
     ];
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     let began = std::time::Instant::now();
     let (code, stdout, report) = run(&args, dir.path());
     let took = began.elapsed();

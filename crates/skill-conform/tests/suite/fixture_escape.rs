@@ -30,7 +30,7 @@ struct Outside {
 
 impl Outside {
     fn new() -> Outside {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::common::tempdir();
         write(&dir.path().join("canary.txt"), "canary");
         write(&dir.path().join("sub/inner.txt"), "inner");
         let before = listing(dir.path());
@@ -92,7 +92,7 @@ fn refusal(result: Result<Sandbox, SandboxError>) -> Refusal {
 #[test]
 fn a_link_built_through_a_fresh_link_is_refused() {
     let outside = Outside::new();
-    let fixtures = tempfile::tempdir().unwrap();
+    let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
     write(&dir.join("skills/a/SKILL.md"), "");
     let extra = format!(
@@ -113,7 +113,7 @@ fn a_link_built_through_a_fresh_link_is_refused() {
 #[test]
 fn a_rename_through_a_committed_symlink_is_refused() {
     let outside = Outside::new();
-    let fixtures = tempfile::tempdir().unwrap();
+    let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
     write(&dir.join("skills/a/SKILL.md"), "");
     std::os::unix::fs::symlink(outside.path(), dir.join("skills/evil")).unwrap();
@@ -141,7 +141,7 @@ fn a_link_to_a_fifo_is_refused_without_blocking() {
         before: listing(outside.path()),
         ..outside
     };
-    let fixtures = tempfile::tempdir().unwrap();
+    let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
     let extra = format!(
         "links = {{ \"skills/m/SKILL.md\" = \"{}\" }}\nunreadable = [\"skills/m/SKILL.md\"]\n",
@@ -162,7 +162,7 @@ fn a_link_to_a_fifo_is_refused_without_blocking() {
 #[test]
 fn a_link_to_dev_zero_is_refused() {
     let outside = Outside::new();
-    let fixtures = tempfile::tempdir().unwrap();
+    let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
     let extra =
         "links = { \"skills/z/SKILL.md\" = \"/dev/zero\" }\nunreadable = [\"skills/z/SKILL.md\"]\n";
@@ -179,7 +179,7 @@ fn a_link_to_dev_zero_is_refused() {
 
 #[test]
 fn a_relative_link_climbing_out_is_refused() {
-    let fixtures = tempfile::tempdir().unwrap();
+    let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
     write(&dir.join("skills/a/SKILL.md"), "");
     let spec = case(&dir, "links = { \"skills/a/up\" = \"../../..\" }\n");
@@ -192,7 +192,7 @@ fn a_relative_link_climbing_out_is_refused() {
 #[test]
 fn a_later_link_cannot_redirect_an_earlier_one_out() {
     // Alone, `skills/a` -> `b/../../x` stays inside; once `skills/b` -> `..` exists, it climbs out.
-    let fixtures = tempfile::tempdir().unwrap();
+    let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
     write(&dir.join("skills/c/SKILL.md"), "");
     let spec = case(
@@ -210,7 +210,7 @@ fn a_later_link_cannot_redirect_an_earlier_one_out() {
 
 #[test]
 fn a_link_through_an_allowed_target_is_refused() {
-    let fixtures = tempfile::tempdir().unwrap();
+    let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
     let spec = case(
         &dir,
@@ -224,7 +224,7 @@ fn a_link_through_an_allowed_target_is_refused() {
 
 #[test]
 fn a_link_loop_is_refused() {
-    let fixtures = tempfile::tempdir().unwrap();
+    let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
     let spec = case(
         &dir,
@@ -238,7 +238,7 @@ fn a_link_loop_is_refused() {
 
 #[test]
 fn a_committed_fifo_is_refused() {
-    let fixtures = tempfile::tempdir().unwrap();
+    let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
     fs::create_dir_all(dir.join("skills")).unwrap();
     let fifo = std::ffi::CString::new(dir.join("skills/f").to_str().unwrap()).unwrap();
@@ -254,7 +254,7 @@ fn a_committed_fifo_is_refused() {
 
 #[test]
 fn an_unreadable_directory_is_refused() {
-    let fixtures = tempfile::tempdir().unwrap();
+    let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
     write(&dir.join("skills/d/SKILL.md"), "");
     let spec = case(&dir, "unreadable = [\"skills/d\"]\n");

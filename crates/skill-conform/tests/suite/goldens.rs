@@ -8,7 +8,6 @@ use serde_json::Value;
 use skill_conform::case;
 use skill_conform::compare::compare;
 use skill_conform::goldens::{self, Layout};
-use skill_conform::mutants::run_mutants;
 
 use crate::common::{copy_tree, repo};
 
@@ -20,8 +19,7 @@ fn goldens_are_fresh() {
 
 #[test]
 fn every_mutant_is_killed_as_its_rule_requires() {
-    let cases = case::discover(&Layout::under(&repo()).fixtures).expect("fixtures parse");
-    let outcomes = run_mutants(&cases).expect("mutants run");
+    let (_, outcomes) = crate::common::mutant_outcomes();
     let survivors: Vec<String> = outcomes
         .iter()
         .filter(|o| !o.is_killed())
@@ -98,7 +96,7 @@ fn the_comparison_notices_every_golden_mutation() {
 
 #[test]
 fn check_reports_stale_missing_orphaned_and_pending_goldens() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::common::tempdir();
     let layout = Layout::under(tmp.path());
     let real = Layout::under(&repo());
     copy_tree(

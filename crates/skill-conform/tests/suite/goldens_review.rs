@@ -49,7 +49,7 @@ fn reword_prompt_heading(goldens: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn a_moved_rule_is_grouped_refused_without_a_bump_and_accepted_with_one() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::common::tempdir();
     let layout = Layout::under(tmp.path());
     copy_tree(&repo().join("conformance-fixtures"), &layout.fixtures);
     copy_tree(&repo().join("goldens"), &layout.goldens);
@@ -123,7 +123,7 @@ fn a_moved_rule_is_grouped_refused_without_a_bump_and_accepted_with_one() {
 #[test]
 fn the_changelog_must_name_the_current_revision() {
     assert_eq!(changelog_problem(&Layout::under(&repo())), None);
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::common::tempdir();
     let layout = Layout::under(tmp.path());
     fs::create_dir_all(&layout.goldens).unwrap();
     fs::write(
@@ -137,7 +137,7 @@ fn the_changelog_must_name_the_current_revision() {
 
 #[test]
 fn goldens_check_fails_without_a_changelog_entry() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::common::tempdir();
     let layout = Layout::under(tmp.path());
     copy_tree(&repo().join("conformance-fixtures"), &layout.fixtures);
     copy_tree(&repo().join("goldens"), &layout.goldens);

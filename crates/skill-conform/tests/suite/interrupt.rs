@@ -41,7 +41,7 @@ fn helper_holding_a_group_and_directories() {
         .spawn()
         .unwrap();
     let _group = interrupt::register_group(shell.id());
-    let temp = tempfile::tempdir().unwrap();
+    let temp = crate::common::tempdir();
     std::fs::write(temp.path().join("file"), "x").unwrap();
     let _temp = interrupt::register_dir(temp.path());
     let sandbox = sandbox_of_a_small_case(temp.path());
@@ -124,7 +124,7 @@ fn interrupt_helper(signal: i32) -> Outcome {
 
 /// Starts the helper, sends it `signals` (each after the first once its hook ran), and waits.
 fn interrupt_helper_with(signals: &[i32], hang: bool) -> Outcome {
-    let hook = tempfile::tempdir().unwrap();
+    let hook = crate::common::tempdir();
     let hook_file = hook.path().join("partial-report");
     let mut command = Command::new(std::env::current_exe().unwrap());
     command

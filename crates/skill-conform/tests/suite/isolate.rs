@@ -39,8 +39,8 @@ fn path_text(path: &Path) -> &str {
 
 #[test]
 fn an_isolated_child_writes_only_to_its_writable_directories() {
-    let allowed = tempfile::tempdir().unwrap();
-    let forbidden = tempfile::tempdir().unwrap();
+    let allowed = crate::common::tempdir();
+    let forbidden = crate::common::tempdir();
     let policy = Policy {
         writable: vec![allowed.path().to_owned()],
         deny_tcp: false,
@@ -92,7 +92,7 @@ fn with_no_net_an_isolated_child_cannot_connect_over_tcp() {
 
 #[test]
 fn probing_leaves_the_calling_thread_unrestricted() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     let policy = Policy::default();
     landlock_enforced(&policy);
     std::fs::write(dir.path().join("after-probe"), "x").unwrap();

@@ -11,7 +11,7 @@ use crate::common::repo;
 
 #[test]
 fn a_port_in_two_versions_gets_two_columns() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::common::tempdir();
     let out = Command::new(env!("CARGO_BIN_EXE_skill-conform"))
         .args(["run", "--port", "reference@other", "--port", "reference"])
         .args(["--case", "discovery/**", "--report-dir"])
@@ -39,7 +39,7 @@ fn a_port_in_two_versions_gets_two_columns() {
 /// stand-in repository whose one port is the reference served as an adapter.
 #[test]
 fn each_column_of_a_port_in_two_versions_names_its_origin() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::common::tempdir();
     let bin = Path::new(env!("CARGO_BIN_EXE_skill-conform"));
     let root = crate::common::stand_in_repo(tmp.path(), &["standin"], bin);
     let out = Command::new(env!("CARGO_BIN_EXE_skill-conform"))

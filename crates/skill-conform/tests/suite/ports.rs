@@ -77,7 +77,7 @@ fn status_of<'a>(listing: &'a str, port: &str) -> &'a str {
 
 #[test]
 fn ports_lists_three_states_runs_no_set_up_and_writes_nothing() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::common::tempdir();
     let copy = tmp.path().join("repo");
     copy_adapters(&copy);
     let toolchain = tmp.path().join("toolchain-version");

@@ -127,7 +127,7 @@ fn headless_chromium_renders_the_matrix_and_the_filters() {
     let Some(chromium) = chromium() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     write_reports(&run(), dir.path(), &Redactor::none()).unwrap();
     let url = format!("file://{}", dir.path().join("report.html").display());
     let profile = dir.path().join("profile");

@@ -86,7 +86,7 @@ fn a_corpus_json_of_the_previous_format_validates_and_reads() {
 
 #[test]
 fn a_report_that_breaks_the_model_is_a_usage_error_naming_the_file() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     let path = dir.path().join("report.json");
     let mut report: Value =
         serde_json::from_str(&std::fs::read_to_string(fixture()).unwrap()).unwrap();

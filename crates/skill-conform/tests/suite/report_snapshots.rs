@@ -552,8 +552,8 @@ fn insertion_order_never_changes_a_byte() {
         junit::render(&forward, &redactor).unwrap(),
         junit::render(&backward, &redactor).unwrap()
     );
-    let one = tempfile::tempdir().unwrap();
-    let two = tempfile::tempdir().unwrap();
+    let one = crate::common::tempdir();
+    let two = crate::common::tempdir();
     write_reports(&forward, one.path(), &redactor).unwrap();
     write_reports(&backward, two.path(), &redactor).unwrap();
     for name in skill_conform::report::REPORT_FILES {
@@ -586,7 +586,7 @@ fn fixed_run_exit_code_is_port_trouble() {
 
 #[test]
 fn write_reports_writes_a_shields_badge_per_real_port() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     write_reports(&fixed_run(false), dir.path(), &redactor()).unwrap();
     let badge = |port: &str| -> Option<Value> {
         let path = dir.path().join("badges").join(format!("{port}.json"));

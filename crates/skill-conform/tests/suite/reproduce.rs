@@ -107,9 +107,9 @@ fn every_printed_reproduce_line_gives_the_same_verdict_back() {
     let memory = if shm.is_dir() {
         tempfile::tempdir_in(shm).unwrap()
     } else {
-        tempfile::tempdir().unwrap()
+        crate::common::tempdir()
     };
-    let root = tempfile::tempdir().unwrap();
+    let root = crate::common::tempdir();
     let (repo, checkout) = scratch_repo(root.path());
     let elsewhere = root.path().join("elsewhere");
     let bin_dir = root.path().join("bin");

@@ -30,7 +30,7 @@ fn edit(dir: &Path, change: impl FnOnce(&mut Value)) {
 
 #[test]
 fn diff_of_two_reference_runs_then_a_regression_then_a_moved_spec() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::common::tempdir();
     let (base, new) = (tmp.path().join("base"), tmp.path().join("new"));
     run_reference(&base);
     run_reference(&new);

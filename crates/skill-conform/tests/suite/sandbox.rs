@@ -20,7 +20,7 @@ fn case(dir: &Path, extra: &str) -> CaseSpec {
 
 #[test]
 fn copies_bytes_exactly_and_leaves_out_the_manifest() {
-    let fixtures = tempfile::tempdir().unwrap();
+    let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
     let bytes: &[u8] = b"\xEF\xBB\xBF---\r\nname: a\r\n---\r\nbody\t\xFF\n";
     fs::create_dir_all(dir.join("skills/a")).unwrap();
@@ -52,7 +52,7 @@ fn copies_bytes_exactly_and_leaves_out_the_manifest() {
 
 #[test]
 fn renames_then_links() {
-    let fixtures = tempfile::tempdir().unwrap();
+    let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
     write(&dir.join("skills/x/dot-git/SKILL.md"), "hidden");
     write(&dir.join("skills/x/dot-git/inner/dot-git/f"), "nested");
@@ -91,7 +91,7 @@ fn renames_then_links() {
 
 #[test]
 fn committed_symlinks_are_refused() {
-    let fixtures = tempfile::tempdir().unwrap();
+    let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
     write(&dir.join("skills/real/SKILL.md"), "real");
     std::os::unix::fs::symlink("real", dir.join("skills/alias")).unwrap();
@@ -105,7 +105,7 @@ fn committed_symlinks_are_refused() {
 
 #[test]
 fn missing_roots_are_handed_out_in_order() {
-    let fixtures = tempfile::tempdir().unwrap();
+    let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
     write(&dir.join("b/SKILL.md"), "");
     let spec = case(&dir, "roots = [\"b\", \"nope/deeper\", \"b\"]\n");
@@ -124,7 +124,7 @@ fn missing_roots_are_handed_out_in_order() {
 
 #[test]
 fn roots_are_not_resolved_through_links() {
-    let fixtures = tempfile::tempdir().unwrap();
+    let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
     write(&dir.join("real/a/SKILL.md"), "");
     let spec = case(&dir, "roots = [\"via\"]\nlinks = { via = \"real\" }\n");
@@ -137,7 +137,7 @@ fn roots_are_not_resolved_through_links() {
 
 #[test]
 fn readable_unreadable_path_makes_the_sandbox_vacuous() {
-    let fixtures = tempfile::tempdir().unwrap();
+    let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
     write(&dir.join("skills/mem/SKILL.md"), "---\nname: mem\n---\n");
     let spec = case(&dir, "unreadable = [\"skills/mem/SKILL.md\"]\n");
@@ -151,7 +151,7 @@ fn readable_unreadable_path_makes_the_sandbox_vacuous() {
 
 #[test]
 fn missing_unreadable_path_makes_the_sandbox_vacuous() {
-    let fixtures = tempfile::tempdir().unwrap();
+    let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
     write(&dir.join("skills/a/SKILL.md"), "");
     let spec = case(
@@ -165,7 +165,7 @@ fn missing_unreadable_path_makes_the_sandbox_vacuous() {
 #[cfg(target_os = "linux")]
 #[test]
 fn link_to_proc_self_mem_is_unreadable() {
-    let fixtures = tempfile::tempdir().unwrap();
+    let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
     write(&dir.join("skills/a/SKILL.md"), "");
     let spec = case(
@@ -178,7 +178,7 @@ fn link_to_proc_self_mem_is_unreadable() {
 
 #[test]
 fn missing_rename_source_is_a_case_error() {
-    let fixtures = tempfile::tempdir().unwrap();
+    let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
     write(&dir.join("skills/a/SKILL.md"), "");
     let spec = case(&dir, "renames = { \"skills/x/dot-git\" = \".git\" }\n");
@@ -193,7 +193,7 @@ fn missing_rename_source_is_a_case_error() {
 
 #[test]
 fn existing_link_path_is_a_case_error() {
-    let fixtures = tempfile::tempdir().unwrap();
+    let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
     write(&dir.join("skills/a/SKILL.md"), "");
     let spec = case(&dir, "links = { \"skills/a\" = \"b\" }\n");
@@ -206,7 +206,7 @@ fn existing_link_path_is_a_case_error() {
 
 #[test]
 fn kept_sandbox_outlives_the_value() {
-    let fixtures = tempfile::tempdir().unwrap();
+    let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
     write(&dir.join("skills/a/SKILL.md"), "");
     let sandbox = Sandbox::prepare(&case(&dir, ""), true).unwrap();
@@ -221,7 +221,7 @@ fn kept_sandbox_outlives_the_value() {
 fn case_sensitive_names_survive_on_this_filesystem() {
     // On a case-sensitive filesystem `B` and `b` stay apart and the sandbox is not vacuous; on a
     // case-insensitive one the same case is reported as vacuous instead of silently merged.
-    let fixtures = tempfile::tempdir().unwrap();
+    let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
     write(&dir.join("skills/B/SKILL.md"), "---\nname: upper\n---\n");
     write(&dir.join("skills/b/SKILL.md"), "---\nname: lower\n---\n");
@@ -238,7 +238,7 @@ fn case_sensitive_names_survive_on_this_filesystem() {
 #[test]
 fn a_sandbox_is_registered_for_interruption_until_dropped_unless_kept() {
     use skill_conform::interrupt::is_registered_dir;
-    let fixtures = tempfile::tempdir().unwrap();
+    let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
     write(&dir.join("skills/a/SKILL.md"), "");
     let sandbox = Sandbox::prepare(&case(&dir, ""), false).unwrap();
@@ -262,7 +262,7 @@ fn a_sandbox_is_registered_for_interruption_until_dropped_unless_kept() {
 fn a_shuffled_placement_changes_the_listing_order_and_nothing_else() {
     use skill_conform::sandbox::Placement;
     use skill_conform::tamper::digest_tree;
-    let fixtures = tempfile::tempdir().unwrap();
+    let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
     for name in ["a", "b", "c", "d", "e", "f", "dot-git"] {
         write(&dir.join(format!("skills/{name}/SKILL.md")), name);

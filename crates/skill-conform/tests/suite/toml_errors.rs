@@ -67,7 +67,7 @@ fn minimal_repo(dir: &Path) {
 
 #[test]
 fn every_broken_file_is_one_line_naming_file_line_and_field() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::common::tempdir();
     minimal_repo(tmp.path());
     for (file, text, needles) in rows() {
         let path = tmp.path().join(file);
@@ -102,7 +102,7 @@ fn every_broken_file_is_one_line_naming_file_line_and_field() {
 
 #[test]
 fn a_broken_agentskills_case_toml_names_file_line_and_field() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::common::tempdir();
     let case = tmp.path().join("g/c");
     std::fs::create_dir_all(case.join("skills")).unwrap();
     std::fs::write(
@@ -170,7 +170,7 @@ fn read_as(which: usize, text: &str) -> Option<String> {
         .err()
         .map(|e| e.to_string()),
         1 => {
-            let dir = tempfile::tempdir().unwrap();
+            let dir = crate::common::tempdir();
             std::fs::create_dir(dir.path().join("adapters")).unwrap();
             std::fs::write(dir.path().join(PORTS), text).unwrap();
             skill_conform::port::read_ports(dir.path())

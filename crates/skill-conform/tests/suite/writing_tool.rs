@@ -54,7 +54,7 @@ fn stand_in(case: &str) -> Tool {
 }
 
 fn observe(id: &str) -> CaseObservation {
-    let home = tempfile::tempdir().unwrap();
+    let home = crate::common::tempdir();
     observe_case(&stand_in(id), home.path(), &fixture_case(id)).expect("observed")
 }
 
@@ -97,7 +97,7 @@ fn a_warning_is_accepts_warns() {
 #[test]
 fn a_file_the_probe_does_not_reach_is_not_seen() {
     // The colon-space recording never mentions this case's files: not reached.
-    let home = tempfile::tempdir().unwrap();
+    let home = crate::common::tempdir();
     let case = fixture_case("discovery/duplicate-depths");
     let seen = observe_case(&stand_in("frontmatter/colon-space"), home.path(), &case).unwrap();
     assert!(
@@ -112,7 +112,7 @@ fn a_file_the_probe_does_not_reach_is_not_seen() {
 #[test]
 fn roots_not_named_skills_are_validated_nowhere() {
     let case = fixture_case("discovery/two-roots-ab");
-    let home = tempfile::tempdir().unwrap();
+    let home = crate::common::tempdir();
     let seen = observe_case(&stand_in("frontmatter/colon-space"), home.path(), &case).unwrap();
     assert!(seen.validated.is_empty());
     assert!(seen.skill_md.values().all(|o| *o == Observation::NotSeen));
@@ -136,7 +136,7 @@ fn sh(script: &str, timeout: Duration) -> Tool {
 
 #[test]
 fn a_hanging_tool_times_out_and_its_whole_group_is_killed() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     let pidfile = dir.path().join("pid");
     let script = format!("sleep 30 & echo $! > {}; wait", pidfile.display());
     let began = Instant::now();
@@ -164,7 +164,7 @@ fn a_hanging_tool_times_out_and_its_whole_group_is_killed() {
 
 #[test]
 fn the_tool_runs_with_a_temporary_home_and_no_network_env_only() {
-    let home = tempfile::tempdir().unwrap();
+    let home = crate::common::tempdir();
     let tool = sh(
         "printf '{\"contents\":[],\"env\":\"%s\"}' \"$(env | sort | tr '\\n' ' ')\"",
         Duration::from_secs(5),
@@ -183,7 +183,7 @@ fn the_tool_runs_with_a_temporary_home_and_no_network_env_only() {
 
 #[test]
 fn a_reply_that_is_not_json_or_a_crash_is_an_error_not_an_observation() {
-    let home = tempfile::tempdir().unwrap();
+    let home = crate::common::tempdir();
     let garbage = sh("echo nope", Duration::from_secs(5));
     assert!(garbage
         .validate(home.path(), home.path())
@@ -198,7 +198,7 @@ fn a_reply_that_is_not_json_or_a_crash_is_an_error_not_an_observation() {
 
 /// A repository with a `[tools.claude-code]` whose set-up fails, and the given goldens file.
 fn repo_without_tool(recorded: Option<&str>) -> (tempfile::TempDir, Layout) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     fs::create_dir_all(dir.path().join("adapters")).unwrap();
     fs::write(
         dir.path().join("adapters/ports.toml"),
@@ -413,7 +413,7 @@ fn the_real_tool_observes_what_the_goldens_record() {
 /// where the reference and the tool part ways for the cases it ran.
 #[test]
 fn the_run_summary_lists_where_the_reference_and_the_tool_part_ways() {
-    let reports = tempfile::tempdir().unwrap();
+    let reports = crate::common::tempdir();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_skill-conform"))
         .args([
             "run",
@@ -448,7 +448,7 @@ fn the_run_summary_lists_where_the_reference_and_the_tool_part_ways() {
 #[test]
 fn corpus_lists_a_skill_the_tool_accepts_that_the_reference_drops() {
     use skill_conform::writing_tool::corpus;
-    let folder = tempfile::tempdir().unwrap();
+    let folder = crate::common::tempdir();
     let fixtures = repo().join("conformance-fixtures/frontmatter");
     for case in ["colon-space", "no-frontmatter"] {
         let skill = folder.path().join(case);
@@ -501,7 +501,7 @@ fn corpus_lists_a_skill_the_tool_accepts_that_the_reference_drops() {
 
 #[test]
 fn the_fixture_fingerprint_sees_bytes_names_and_link_targets() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::common::tempdir();
     let print = || writing_tool::fixture_fingerprint(dir.path());
     fs::write(dir.path().join("SKILL.md"), "a").unwrap();
     let first = print();

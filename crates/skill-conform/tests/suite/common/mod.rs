@@ -7,6 +7,38 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The toolnexus profile's cases and what the mutants command says of them (which cases kill
+/// each mutant), computed once per test binary: two tests read them, and one computation runs
+/// every mutant over every case.
+pub fn mutant_outcomes() -> &'static (
+    Vec<skill_conform::case::CaseSpec>,
+    Vec<skill_conform::mutants::MutantOutcome>,
+) {
+    static OUTCOMES: std::sync::OnceLock<(
+        Vec<skill_conform::case::CaseSpec>,
+        Vec<skill_conform::mutants::MutantOutcome>,
+    )> = std::sync::OnceLock::new();
+    OUTCOMES.get_or_init(|| {
+        let cases = skill_conform::case::discover(&repo().join("conformance-fixtures"))
+            .expect("fixtures parse");
+        let outcomes = skill_conform::mutants::run_mutants(&cases).expect("mutants run");
+        (cases, outcomes)
+    })
+}
+
+/// A fresh temporary directory: under `$TMPDIR` when it is set (the user's choice), else in
+/// memory (`/dev/shm`) when this machine has it, else under the system's temporary directory.
+/// The suite makes and deletes tens of thousands of small files; on an ext4 `/tmp` the kernel's
+/// inode allocation alone took a third of its time (BENCHMARKS.md, "First use").
+pub fn tempdir() -> tempfile::TempDir {
+    if std::env::var_os("TMPDIR").is_none() {
+        if let Ok(dir) = tempfile::tempdir_in("/dev/shm") {
+            return dir;
+        }
+    }
+    tempfile::tempdir().expect("a temporary directory")
+}
+
 /// The repository root.
 pub fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
