@@ -156,7 +156,8 @@ fn block(trial: &Trial<'_>, redactor: &Redactor) -> String {
 }
 
 /// The matrix alone: a header line, then one row per case (`*` marks a pinned case), one
-/// column per port, headed `port@version` ([`port_label`]), then a legend of the cells shown.
+/// column per port, headed `port@version` ([`port_label`]) and, on a second header line, the
+/// libraries its hello names (the YAML parser), then a legend of the cells shown.
 /// Unavailable ports have no column (their section gives the reason).
 pub fn matrix(model: &Model<'_>, redactor: &Redactor, options: Options) -> String {
     let ports: Vec<&str> = model
@@ -191,16 +192,24 @@ pub fn matrix(model: &Model<'_>, redactor: &Redactor, options: Options) -> Strin
         .iter()
         .map(|port| port_label(model.results, port, redactor))
         .collect();
+    let libraries: Vec<String> = ports
+        .iter()
+        .map(|port| column_libraries(model, port, redactor))
+        .collect();
     let widths: Vec<usize> = labels
         .iter()
-        .map(|label| label.chars().count().max("BROKEN".len()))
+        .zip(&libraries)
+        .map(|(label, libraries)| {
+            (label.chars().count())
+                .max(libraries.chars().count())
+                .max("BROKEN".len())
+        })
         .collect();
 
-    let mut header = format!("  {:<case_width$}", "case");
-    for (label, width) in labels.iter().zip(&widths) {
-        let _ = write!(header, "  {label:<width$}");
+    header_line(&mut out, "case", &labels, case_width, &widths);
+    if libraries.iter().any(|libraries| !libraries.is_empty()) {
+        header_line(&mut out, "", &libraries, case_width, &widths);
     }
-    let _ = writeln!(out, "{}", header.trim_end());
     for case in &model.cases {
         let marker = if model.is_pinned(case) { '*' } else { ' ' };
         let mut row = format!("{marker} {:<case_width$}", case.as_str());
@@ -219,6 +228,36 @@ pub fn matrix(model: &Model<'_>, redactor: &Redactor, options: Options) -> Strin
     }
     out.push_str(&legend(model, &ports));
     out
+}
+
+/// One header line of the matrix: `first` over the case column, then each column's text.
+fn header_line(
+    out: &mut String,
+    first: &str,
+    texts: &[String],
+    case_width: usize,
+    widths: &[usize],
+) {
+    let mut header = format!("  {first:<case_width$}");
+    for (text, width) in texts.iter().zip(widths) {
+        let _ = write!(header, "  {text:<width$}");
+    }
+    let _ = writeln!(out, "{}", header.trim_end());
+}
+
+/// `gopkg.in/yaml.v3 3.0.1`: the libraries a port's hello names as deciding its verdicts (its
+/// YAML parser), shown under the column's `port@version`; empty when it names none.
+fn column_libraries(model: &Model<'_>, port: &str, redactor: &Redactor) -> String {
+    let Some(info) = model.results.ports.get(port) else {
+        return String::new();
+    };
+    let named: Vec<String> = info
+        .hello
+        .libraries
+        .iter()
+        .map(|(library, version)| format!("{library} {}", redactor.version(version)))
+        .collect();
+    named.join(", ")
 }
 
 /// `legend: ok pass · gap gap (unpinned, not failing) · - not run`: the cells the matrix

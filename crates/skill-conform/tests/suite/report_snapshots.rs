@@ -353,15 +353,37 @@ fn fixed_run(reverse: bool) -> Results {
             results.add_case(id(name), case_info(pinned))
         }));
     }
-    for (port, version, runtime) in [
-        ("reference", "0.1.0", "rust"),
-        ("golang", "0.21.0", "go1.22.1"),
-        ("js", "0.21.0", "node v20.11.0"),
-        ("python", "0.21.0", "CPython 3.11.7"),
-        ("csharp", "0.20.3", ".NET 8.0.2"),
+    // Each real port's hello names its YAML library, as the adapters' do; the reference's none.
+    for (port, version, runtime, yaml) in [
+        ("reference", "0.1.0", "rust", None),
+        (
+            "golang",
+            "0.21.0",
+            "go1.22.1",
+            Some(("gopkg.in/yaml.v3", "3.0.1")),
+        ),
+        ("js", "0.21.0", "node v20.11.0", Some(("yaml", "2.4.2"))),
+        (
+            "python",
+            "0.21.0",
+            "CPython 3.11.7",
+            Some(("PyYAML", "6.0.1")),
+        ),
+        (
+            "csharp",
+            "0.20.3",
+            ".NET 8.0.2",
+            Some(("YamlDotNet", "16.3.0")),
+        ),
     ] {
         steps.push(Box::new(move |results: &mut Results| {
-            results.add_port(port_info(port, version, runtime))
+            let mut info = port_info(port, version, runtime);
+            if let Some((library, library_version)) = yaml {
+                info.hello
+                    .libraries
+                    .insert(library.into(), library_version.into());
+            }
+            results.add_port(info)
         }));
     }
     steps.push(Box::new(|results: &mut Results| {
