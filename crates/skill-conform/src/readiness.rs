@@ -59,7 +59,7 @@ impl ReadinessState {
                 "a set-up of the pinned version succeeded, remembered for the same set-up command and probe output"
             }
             ReadinessState::NotSetUp => {
-                "the probes pass and no set-up is remembered; `skill-conform ports --setup NAME` sets it up"
+                "the probes pass and no set-up is remembered; `skill-conform ports --setup NAME` sets it up (a port without probes says `not set up, toolchain not checked`)"
             }
             ReadinessState::Unavailable => {
                 "a probe failed, or a set-up failed and is remembered; with the reason"
@@ -77,8 +77,9 @@ impl Readiness {
             Readiness::NotSetUp { probed: true } => {
                 format!("{word} (set up with: skill-conform ports --setup {port})")
             }
+            // Nothing was checked, so the line does not say the toolchain is present.
             Readiness::NotSetUp { probed: false } => format!(
-                "{word} (set up with: skill-conform ports --setup {port}; it has no probe, so set-up checks the toolchain)"
+                "not set up, toolchain not checked (it has no probe; `skill-conform ports --setup {port}` checks it and says what is missing)"
             ),
             Readiness::Unavailable { reason } => format!("{word}: {reason}"),
         }
@@ -165,5 +166,25 @@ fn named(name: &str) -> PortRequest {
         name: name.to_owned(),
         version: None,
         path: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Readiness;
+
+    #[test]
+    fn a_port_without_probes_is_never_said_to_have_its_toolchain() {
+        let unchecked = Readiness::NotSetUp { probed: false }.line("csharp");
+        assert!(!unchecked.contains("present"), "{unchecked}");
+        assert!(
+            unchecked.contains("skill-conform ports --setup csharp"),
+            "{unchecked}"
+        );
+        let probed = Readiness::NotSetUp { probed: true }.line("golang");
+        assert!(
+            probed.starts_with("toolchain present, not set up"),
+            "{probed}"
+        );
     }
 }
