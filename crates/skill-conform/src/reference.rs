@@ -92,7 +92,7 @@ pub(crate) fn run_case(config: Config, case: &CaseSpec, roots: &[String]) -> Cas
 
 /// The reference's answer to `hello`, as port `port` (`reference`, or a mutant's name).
 pub fn hello(port: &str) -> crate::session::HelloReply {
-    crate::session::HelloReply::new(
+    let mut hello = crate::session::HelloReply::new(
         port,
         "skill-ref",
         format!(
@@ -101,5 +101,8 @@ pub fn hello(port: &str) -> crate::session::HelloReply {
             skill_ref::CONTRACT_REVISION
         ),
         "rust",
-    )
+    );
+    let (library, version) = skill_ref::YAML_LIBRARY;
+    hello.libraries.insert(library.into(), version.into());
+    hello
 }

@@ -57,6 +57,11 @@ use walk::Walker;
 /// The contract revision this loader implements; goldens record it in `goldens/VERSION`.
 pub const CONTRACT_REVISION: &str = "toolnexus-issue93-adr0028-r1";
 
+/// The YAML library the reference parses front matter with (`TN-YAML-1`) and the version
+/// `Cargo.lock` pins (a unit test checks that they agree): the reference's hello
+/// names it, as every port's hello names its own.
+pub const YAML_LIBRARY: (&str, &str) = ("serde_yaml_ng", "0.10.0");
+
 /// The `skill` tool's description (`TN-TOOL-6`, three paragraphs).
 pub const SKILL_TOOL_DESCRIPTION: &str = "Load a specialized skill when the task at hand matches one of the skills listed in the system prompt.\n\nUse this tool to inject the skill's instructions and resources into current conversation. The output may contain detailed workflow guidance as well as references to scripts, files, etc in the same directory as the skill.\n\nThe skill name must match one of the skills listed in your system prompt.";
 
@@ -323,5 +328,29 @@ pub fn tool_declaration() -> ToolDeclaration {
             "required": ["name"],
             "additionalProperties": false
         }),
+    }
+}
+
+#[cfg(test)]
+mod yaml_library_tests {
+    /// A `cargo update` that moves serde_yaml_ng fails here until [`super::YAML_LIBRARY`]
+    /// (what the reference's hello reports) says the same.
+    #[test]
+    fn the_reported_yaml_library_is_the_locked_one() {
+        let lock = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.lock");
+        let lock: toml::Value = toml::from_str(&std::fs::read_to_string(lock).unwrap()).unwrap();
+        let (name, version) = super::YAML_LIBRARY;
+        let locked: Vec<&str> = lock["package"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|package| package["name"].as_str() == Some(name))
+            .filter_map(|package| package["version"].as_str())
+            .collect();
+        assert_eq!(
+            locked,
+            [version],
+            "Cargo.lock's {name} (hint: update skill_ref::YAML_LIBRARY)"
+        );
     }
 }
