@@ -213,13 +213,21 @@ pub(crate) fn port_versions(info: &PortInfo, redactor: &Redactor) -> String {
     if let Some(runtime) = &info.hello.runtime {
         parts.push(format!("runtime {}", redactor.version(runtime)));
     }
-    for (library, version) in &info.hello.libraries {
-        parts.push(format!("{library} {}", redactor.version(version)));
-    }
+    parts.extend(port_libraries(info, redactor));
     if let Some(origin) = &info.origin {
         parts.push(format!("from {}", redactor.text(origin)));
     }
     parts.join(", ")
+}
+
+/// `gopkg.in/yaml.v3 3.0.1`: each library a port's hello names as deciding its verdicts (its
+/// YAML parser), with its version; in the totals and under the matrix's column header.
+pub(crate) fn port_libraries(info: &PortInfo, redactor: &Redactor) -> Vec<String> {
+    info.hello
+        .libraries
+        .iter()
+        .map(|(library, version)| format!("{library} {}", redactor.version(version)))
+        .collect()
 }
 
 /// The kebab-case name of a serde enum value (fault kinds, phases).

@@ -10,8 +10,8 @@
 use std::fmt::Write as _;
 
 use super::model::{
-    count_list, note_text, port_label, port_labels, port_trouble_lines, port_versions,
-    trial_details, Model, Trial, NO_VERDICT,
+    count_list, note_text, port_label, port_labels, port_libraries, port_trouble_lines,
+    port_versions, trial_details, Model, Trial, NO_VERDICT,
 };
 use super::Redactor;
 use crate::judge::status::Colour;
@@ -200,7 +200,9 @@ pub fn matrix(model: &Model<'_>, redactor: &Redactor, options: Options) -> Strin
         .iter()
         .zip(&libraries)
         .map(|(label, libraries)| {
-            (label.chars().count())
+            label
+                .chars()
+                .count()
                 .max(libraries.chars().count())
                 .max("BROKEN".len())
         })
@@ -245,19 +247,15 @@ fn header_line(
     let _ = writeln!(out, "{}", header.trim_end());
 }
 
-/// `gopkg.in/yaml.v3 3.0.1`: the libraries a port's hello names as deciding its verdicts (its
-/// YAML parser), shown under the column's `port@version`; empty when it names none.
+/// The libraries under a column's `port@version` ([`port_libraries`]), joined by commas;
+/// empty when its hello names none.
 fn column_libraries(model: &Model<'_>, port: &str, redactor: &Redactor) -> String {
-    let Some(info) = model.results.ports.get(port) else {
-        return String::new();
-    };
-    let named: Vec<String> = info
-        .hello
-        .libraries
-        .iter()
-        .map(|(library, version)| format!("{library} {}", redactor.version(version)))
-        .collect();
-    named.join(", ")
+    model
+        .results
+        .ports
+        .get(port)
+        .map(|info| port_libraries(info, redactor).join(", "))
+        .unwrap_or_default()
 }
 
 /// `legend: ok pass · gap gap (unpinned, not failing) · - not run`: the cells the matrix

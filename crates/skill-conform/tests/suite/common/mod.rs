@@ -19,8 +19,8 @@ pub fn mutant_outcomes() -> &'static (
         Vec<skill_conform::mutants::MutantOutcome>,
     )> = std::sync::OnceLock::new();
     OUTCOMES.get_or_init(|| {
-        let cases = skill_conform::case::discover(&repo().join("conformance-fixtures"))
-            .expect("fixtures parse");
+        let fixtures = skill_conform::goldens::Layout::under(&repo()).fixtures;
+        let cases = skill_conform::case::discover(&fixtures).expect("fixtures parse");
         let outcomes = skill_conform::mutants::run_mutants(&cases).expect("mutants run");
         (cases, outcomes)
     })
