@@ -14,6 +14,25 @@ use crate::error::{Error, ExitCode};
 /// The longest `--handshake-timeout` / `--run-timeout` accepted: a day, in seconds (a bigger
 /// value would overflow a deadline).
 pub(crate) const MAX_TIMEOUT_SECS: u64 = 86_400;
+
+/// A timeout flag's value: seconds, with up to three decimals (`10`, `0.5`), from 0.001 to
+/// [`MAX_TIMEOUT_SECS`]. Decimal, not a float: `0.1` is exactly 100 ms.
+fn timeout_secs(text: &str) -> Result<std::time::Duration, String> {
+    let expected = format!("seconds from 0.001 to {MAX_TIMEOUT_SECS}, with up to three decimals");
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    let is_digits = |part: &str| part.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() || !is_digits(whole) || !is_digits(fraction) || fraction.len() > 3 {
+        return Err(format!("`{text}` is not {expected}"));
+    }
+    // "0.5" → "0500" ms, "10" → "10000" ms.
+    let millis = format!("{whole}{fraction:0<3}")
+        .parse::<u64>()
+        .ok()
+        .filter(|ms| (1..=MAX_TIMEOUT_SECS * 1000).contains(ms))
+        .ok_or_else(|| format!("`{text}` is out of range: {expected}"))?;
+    Ok(std::time::Duration::from_millis(millis))
+}
+
 /// The largest `--repeat` and `--max-timeouts` accepted.
 pub(crate) const MAX_COUNT: u32 = 1_000;
 use crate::reference::{run_reference, LoadList};
@@ -110,11 +129,11 @@ pub struct RunArgs {
     #[arg(long)]
     pub write_expected: bool,
     /// Seconds an adapter may take to start and answer hello.
-    #[arg(long, default_value_t = 120, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=MAX_TIMEOUT_SECS))]
-    pub handshake_timeout: u64,
-    /// Seconds one case may take.
-    #[arg(long, default_value_t = 10, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=MAX_TIMEOUT_SECS))]
-    pub run_timeout: u64,
+    #[arg(long, default_value = "120", value_name = "SECS", value_parser = timeout_secs)]
+    pub handshake_timeout: std::time::Duration,
+    /// Seconds one case may take (to the millisecond: `0.5`).
+    #[arg(long, default_value = "10", value_name = "SECS", value_parser = timeout_secs)]
+    pub run_timeout: std::time::Duration,
     /// After N timeouts in a row a port is broken for the rest of the run; its other cases are
     /// `not-run`.
     #[arg(long, default_value_t = crate::hang_budget::DEFAULT_MAX_TIMEOUTS, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_COUNT)))]
@@ -212,12 +231,12 @@ pub struct CorpusArgs {
     #[arg(long)]
     pub writing_tool: bool,
     /// Seconds an adapter may take to start and answer hello.
-    #[arg(long, default_value_t = 120, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=MAX_TIMEOUT_SECS))]
-    pub handshake_timeout: u64,
+    #[arg(long, default_value = "120", value_name = "SECS", value_parser = timeout_secs)]
+    pub handshake_timeout: std::time::Duration,
     /// Seconds each request may take (the first, which lists the folder, and each batch of
     /// loads).
-    #[arg(long, default_value_t = 300, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=MAX_TIMEOUT_SECS))]
-    pub run_timeout: u64,
+    #[arg(long, default_value = "300", value_name = "SECS", value_parser = timeout_secs)]
+    pub run_timeout: std::time::Duration,
     /// The longest reply line accepted from a port, in bytes (4096 to 1073741824; default
     /// 16 MiB). Loads are batched to fit it; a load alone over it is not compared.
     #[arg(long, default_value_t = crate::session::DEFAULT_LINE_CAP as u64, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(crate::corpus::LINE_CAP_RANGE.0..=crate::corpus::LINE_CAP_RANGE.1))]
@@ -557,8 +576,8 @@ fn cmd_run(args: RunArgs) -> Result<ExitCode, Error> {
         keep_sandbox: args.keep_sandbox,
         write_expected: args.write_expected,
         timeouts: crate::session::Timeouts {
-            handshake: std::time::Duration::from_secs(args.handshake_timeout),
-            run: std::time::Duration::from_secs(args.run_timeout),
+            handshake: args.handshake_timeout,
+            run: args.run_timeout,
             ..crate::session::Timeouts::default()
         },
         max_timeouts: std::num::NonZeroU32::new(args.max_timeouts),
@@ -614,8 +633,8 @@ fn cmd_corpus(args: CorpusArgs) -> Result<ExitCode, Error> {
         writing_tool: args.writing_tool,
         line_cap: usize::try_from(args.line_cap).expect("bounded by LINE_CAP_RANGE when parsed"),
         timeouts: crate::session::Timeouts {
-            handshake: std::time::Duration::from_secs(args.handshake_timeout),
-            run: std::time::Duration::from_secs(args.run_timeout),
+            handshake: args.handshake_timeout,
+            run: args.run_timeout,
             ..crate::session::Timeouts::default()
         },
     })
@@ -662,6 +681,32 @@ mod tests {
             .flat_map(|command| command.get_arguments())
             .filter_map(|arg| arg.get_long().map(|long| format!("--{long}")))
             .collect()
+    }
+
+    /// Timeouts are decimal seconds to the millisecond, bounded at both ends.
+    #[test]
+    fn a_timeout_is_decimal_seconds_from_a_millisecond_to_a_day() {
+        use std::time::Duration;
+        let ms = |text| super::timeout_secs(text).map(|d: Duration| d.as_millis());
+        assert_eq!(ms("10"), Ok(10_000));
+        assert_eq!(ms("0.5"), Ok(500));
+        assert_eq!(ms("0.001"), Ok(1));
+        assert_eq!(ms("1.25"), Ok(1_250));
+        assert_eq!(ms("86400"), Ok(86_400_000));
+        for refused in [
+            "0",
+            "0.000",
+            "86400.001",
+            "18446744073709551615",
+            "0.0001",
+            "",
+            ".5",
+        ] {
+            assert!(ms(refused).is_err(), "{refused:?} was accepted");
+        }
+        for refused in ["-1", "1e3", "1,5", " 1", "0x10", "1.5s"] {
+            assert!(ms(refused).is_err(), "{refused:?} was accepted");
+        }
     }
 
     /// A hint never names a flag that does not exist (one named `--fixtures` once).

@@ -61,7 +61,8 @@ fn each_fault_gets_its_own_status_and_spares_the_other_ports() {
         args.push("--case".into());
         args.push(case.into());
     }
-    args.extend(["--run-timeout", "2", "--handshake-timeout", "20"].map(String::from));
+    // The hang costs one run timeout; a second is ample for the others' one case each.
+    args.extend(["--run-timeout", "1", "--handshake-timeout", "20"].map(String::from));
     let dir = crate::common::tempdir();
     let (code, stdout, report) = run(&args, dir.path());
 
@@ -164,8 +165,9 @@ fn a_port_that_hangs_on_everything_is_given_up_after_three_timeouts() {
         format!("f-hang={bin} adapter --reference --fault hang --fault-cases frontmatter/*"),
         "--case".into(),
         "frontmatter/*".into(),
+        // Every case hangs, so nothing here needs the time: three short timeouts tell.
         "--run-timeout".into(),
-        "1".into(),
+        "0.5".into(),
     ];
     let dir = crate::common::tempdir();
     let began = std::time::Instant::now();
