@@ -223,23 +223,32 @@ fn with_landlock_a_set_ups_write_to_a_golden_is_denied() {
 fn an_adapter_that_writes_into_another_ports_sandboxes_fails_that_port() {
     let scene = Scene::new();
     // The victim is the reference, started late: its sandboxes are prepared (and digested)
-    // at once, and the attacker, a second later, writes into every sandbox in the base before
-    // the victim replies. (A write while a sandbox is being prepared is caught by its own
-    // check: the case's names are not what was copied.)
+    // at once, and the attacker writes into every sandbox in the base before the victim
+    // replies. The attacker waits for both ports' sandboxes (three cases each) and a moment
+    // for their digests, plants three times, then lets the victim start. (A write while a
+    // sandbox is being prepared is caught by its own check: the case's names are not what
+    // was copied.)
+    let planted = scene.tmp.parent().unwrap().join("planted-everywhere");
     let victim = scene.script(
         "victim-adapter.sh",
-        &format!("sleep 3\nexec {BIN} adapter --reference\n"),
+        &format!(
+            "while [ ! -e {planted} ]; do sleep 0.05; done\nexec {BIN} adapter --reference\n",
+            planted = planted.display()
+        ),
     );
     let evil = scene.script(
         "evil-adapter.sh",
         &format!(
-            "sleep 1\n\
-             for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do\n\
+            "until set -- {tmp}/skill-conform-*/ && [ \"$#\" -ge 6 ]; do sleep 0.05; done\n\
+             sleep 0.3\n\
+             for round in 1 2 3; do\n\
                for d in {tmp}/skill-conform-*/; do printf x > \"$d/planted\" 2>/dev/null; done\n\
-               sleep 0.1\n\
+               sleep 0.05\n\
              done\n\
+             : > {planted}\n\
              exec {BIN} adapter --reference\n",
-            tmp = scene.tmp.display()
+            tmp = scene.tmp.display(),
+            planted = planted.display()
         ),
     );
     let out = scene.run(&[
@@ -324,18 +333,26 @@ fn interrupt_mid_run(signal: &str, code: i32, name: &str) {
         .env(NO_ISOLATION_ENV, "1")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped());
-    let run = command.spawn().unwrap();
+    let mut run = command.spawn().unwrap();
     wait_for(&root.join("child.pid"), 30);
-    // The reference's three cases take a fraction of a second once started.
-    std::thread::sleep(std::time::Duration::from_secs(2));
+    // Mid-run: the reference is done (its progress line), the hung adapter is not.
+    let mut stderr = std::io::BufReader::new(run.stderr.take().unwrap());
+    let mut seen = String::new();
+    while !seen.contains("reference: 3 cases run") {
+        let read = std::io::BufRead::read_line(&mut stderr, &mut seen).unwrap();
+        assert!(
+            read > 0,
+            "the run ended before the reference was done:\n{seen}"
+        );
+    }
     let sent = Command::new("kill")
         .args([signal, &run.id().to_string()])
         .status()
         .unwrap();
     assert!(sent.success());
-    let out = run.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(code), "{stderr}");
+    std::io::Read::read_to_string(&mut stderr, &mut seen).unwrap();
+    let status = run.wait().unwrap();
+    assert_eq!(status.code(), Some(code), "{seen}");
     let report = scene.report();
     assert_eq!(report["interrupted"], name, "{report}");
     assert_eq!(report["trials"]["reference"].as_object().unwrap().len(), 3);
