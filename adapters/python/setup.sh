@@ -80,6 +80,25 @@ fi
 vpy="$venv/bin/python"
 log="$cache/setup-$(basename "$venv").log"
 
+# pinned_pip: the venv's pip at the version constraints.txt pins. The venv is made without pip
+# (ensurepip takes ~5 s) and the base interpreter's pip puts the pinned one in (`--python`,
+# pip >= 22.3); without a usable base pip, ensurepip and then the pin. The pin is a newer pip
+# than most interpreters bundle: pip 23's resolver spends ~5 s testing the tags of every wheel
+# the index lists for cryptography and pydantic-core, pip 26 a fraction of that.
+pinned_pip() {
+  local want have
+  want="$(sed -n 's/^pip==//p' "$constraints")"
+  have="$("$vpy" -m pip --version 2>/dev/null | cut -d' ' -f2 || true)"
+  [ -n "$want" ] || die "constraints.txt pins no pip ($constraints)"
+  [ "$have" = "$want" ] && return 0
+  progress "installing pip $want into the venv"
+  if ! "$base" -m pip --python "$vpy" install -c "$constraints" pip >>"$log" 2>&1; then
+    { "$vpy" -m ensurepip >>"$log" 2>&1 \
+      && "$vpy" -m pip install -c "$constraints" pip >>"$log" 2>&1; } \
+      || die "cannot install pip $want into $venv ($(grep -E '^ERROR' "$log" | tail -n1 || true)); log: $log"
+  fi
+}
+
 # Is the venv already right? (fast path: no pip)
 ready() {
   [ -x "$vpy" ] && cmp -s "$constraints" "$venv/constraints.txt" || return 1
@@ -104,12 +123,13 @@ if ! ready; then
   # A venv whose interpreter cannot run (half-created, or its base Python is gone) is rebuilt.
   if ! { [ -x "$vpy" ] && "$vpy" -c 'import sys' >/dev/null 2>&1; }; then
     rm -rf -- "$venv"
-    "$base" -m venv "$venv" >>"$log" 2>&1 \
+    "$base" -m venv --without-pip "$venv" >>"$log" 2>&1 \
       || { rm -rf -- "$venv"; die "cannot create a venv with $base ($(tail -n1 "$log")); log: $log"; }
     fresh=1
   fi
   # Do not leave behind a venv this run created for a package that never installed.
   trap '[ -n "$fresh" ] && rm -rf -- "$venv"' EXIT
+  pinned_pip
   if [ "$mode" = version ]; then
     progress "installing toolnexus $version (pip)"
     "$vpy" -m pip install -c "$constraints" "$spec" >>"$log" 2>&1 \
