@@ -19,6 +19,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+#[path = "harness/mod.rs"]
+mod harness;
+
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::{json, Value};
 use skill_conform::session::{
@@ -81,18 +84,10 @@ fn main() -> ExitCode {
         ),
     ];
     let mut args = Arguments::from_args();
-    args.test_threads = args.test_threads.or_else(|| threads_for(trials.len()));
+    // The trials wait on timeouts and children, hardly on the CPU: one thread per trial (on
+    // two cores, one per core took 3.9 s, one per trial 1.8 s).
+    args.test_threads = Some(harness::test_threads(&args, trials.len()));
     libtest_mimic::run(&args, trials).exit_code()
-}
-
-/// The trials' threads unless `--test-threads` was given: `RUST_TEST_THREADS` as libtest reads
-/// it, else one per trial. They wait on timeouts and children, hardly on the CPU: on two cores
-/// the default (one thread per core) took 3.9 s, one per trial 1.8 s.
-fn threads_for(trials: usize) -> Option<usize> {
-    match std::env::var("RUST_TEST_THREADS") {
-        Ok(value) => value.parse().ok().filter(|&n| n > 0),
-        Err(_) => Some(trials.max(1)),
-    }
 }
 
 fn trial(name: &'static str, body: fn() -> Result<(), Failed>) -> Trial {

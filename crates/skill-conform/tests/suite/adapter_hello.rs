@@ -34,7 +34,6 @@ fn hello(command: &mut Command) -> serde_json::Value {
     serde_json::from_str(&text).unwrap()
 }
 
-#[test]
 fn python_hello_reports_the_installed_pyyaml() {
     let dir = crate::common::tempdir();
     let site = dir.path();
@@ -56,7 +55,6 @@ fn python_hello_reports_the_installed_pyyaml() {
     assert_eq!(reply["libraries"], serde_json::json!({"PyYAML": "6.0.4"}));
 }
 
-#[test]
 fn js_hello_reports_the_yaml_package_node_would_resolve() {
     let dir = crate::common::tempdir();
     // npm's layout: the package, and `yaml` hoisted beside it.
@@ -82,3 +80,8 @@ fn js_hello_reports_the_yaml_package_node_would_resolve() {
     assert_eq!(reply["version"], "9.9.9", "{reply}");
     assert_eq!(reply["libraries"], serde_json::json!({"yaml": "2.9.0"}));
 }
+
+crate::tests![
+    python_hello_reports_the_installed_pyyaml,
+    js_hello_reports_the_yaml_package_node_would_resolve,
+];

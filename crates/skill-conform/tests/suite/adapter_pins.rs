@@ -98,7 +98,6 @@ fn manifest_version(port: &str) -> Option<(&'static str, String)> {
     ))
 }
 
-#[test]
 fn every_manifest_pin_equals_ports_toml() {
     let mut checked = Vec::new();
     for (port, pinned) in pinned_versions() {
@@ -121,7 +120,6 @@ fn every_manifest_pin_equals_ports_toml() {
 /// (the runner calls set-up on every run, and each process it starts is time).
 const PREAMBLE: &str = "self=\"${BASH_SOURCE[0]}\" && [[ \"$self\" == */* ]] || self=\"./$self\"\n. \"${self%/*}/../lib/setup-common.sh\"\n";
 
-#[test]
 fn every_setup_sources_the_preamble_and_the_runner_passes_the_version() {
     let ports: toml::Table = read("adapters/ports.toml").parse().unwrap();
     for (port, _) in pinned_versions() {
@@ -155,7 +153,6 @@ fn setup(port: &str, args: &[&str]) -> (Option<i32>, String, String) {
     (out.status.code(), text(out.stdout), text(out.stderr))
 }
 
-#[test]
 fn every_setup_refuses_to_run_without_a_version_naming_ports_toml() {
     for (port, _) in pinned_versions() {
         let (code, stdout, stderr) = setup(&port, &[]);
@@ -177,3 +174,9 @@ fn every_setup_refuses_to_run_without_a_version_naming_ports_toml() {
         );
     }
 }
+
+crate::tests![
+    every_manifest_pin_equals_ports_toml,
+    every_setup_sources_the_preamble_and_the_runner_passes_the_version,
+    every_setup_refuses_to_run_without_a_version_naming_ports_toml,
+];

@@ -13,7 +13,6 @@ use skill_conform::session::{ProfileRun, Request, RunRequest};
 
 use crate::common::repo;
 
-#[test]
 fn the_profile_goldens_table_and_version_are_fresh() {
     let problems = as_goldens::check(&repo()).unwrap();
     assert!(problems.is_empty(), "{problems:#?}");
@@ -24,7 +23,6 @@ fn write(path: &Path, text: &str) {
     fs::write(path, text).unwrap();
 }
 
-#[test]
 fn toolnexus_discovery_and_goldens_write_step_over_the_profile_subtree() {
     let dir = crate::common::tempdir();
     let root = dir.path();
@@ -59,7 +57,6 @@ fn toolnexus_discovery_and_goldens_write_step_over_the_profile_subtree() {
     );
 }
 
-#[test]
 fn a_toolnexus_request_carries_no_profile_and_an_agentskills_one_names_it() {
     let mut request = RunRequest {
         case: "g/c".into(),
@@ -87,7 +84,6 @@ fn a_toolnexus_request_carries_no_profile_and_an_agentskills_one_names_it() {
     );
 }
 
-#[test]
 fn an_unknown_profile_is_a_usage_error_with_a_hint() {
     let out = Command::new(env!("CARGO_BIN_EXE_skill-conform"))
         .args(["run", "--profile", "agent-skills"])
@@ -101,7 +97,6 @@ fn an_unknown_profile_is_a_usage_error_with_a_hint() {
     );
 }
 
-#[test]
 fn the_readme_table_is_the_implementations_page_summary() {
     use skill_conform::profile::agentskills::table;
     let page = fs::read_to_string(repo().join(table::FILE)).unwrap();
@@ -147,7 +142,6 @@ fn run_fake(mode: &str) -> (Option<i32>, String) {
     )
 }
 
-#[test]
 fn an_adapter_that_fails_the_smoke_pair_is_broken_and_parts_it_lacks_are_not_offered() {
     let (code, stdout) = run_fake("empty");
     assert_eq!(code, Some(3), "{stdout}");
@@ -160,3 +154,12 @@ fn an_adapter_that_fails_the_smoke_pair_is_broken_and_parts_it_lacks_are_not_off
         "{stdout}"
     );
 }
+
+crate::tests![
+    the_profile_goldens_table_and_version_are_fresh,
+    toolnexus_discovery_and_goldens_write_step_over_the_profile_subtree,
+    a_toolnexus_request_carries_no_profile_and_an_agentskills_one_names_it,
+    an_unknown_profile_is_a_usage_error_with_a_hint,
+    the_readme_table_is_the_implementations_page_summary,
+    an_adapter_that_fails_the_smoke_pair_is_broken_and_parts_it_lacks_are_not_offered,
+];

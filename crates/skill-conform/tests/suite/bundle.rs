@@ -39,7 +39,6 @@ fn bundle(inputs: &Path, out: &Path) -> (Option<i32>, String, String) {
     )
 }
 
-#[test]
 fn the_bundle_holds_every_case_with_its_golden_and_is_reproducible() {
     let dir = crate::common::tempdir();
     let inputs = inputs(dir.path());
@@ -109,7 +108,6 @@ fn the_bundle_holds_every_case_with_its_golden_and_is_reproducible() {
     );
 }
 
-#[test]
 fn a_missing_contract_stops_the_bundle_with_one_line() {
     let dir = crate::common::tempdir();
     let inputs = inputs(dir.path());
@@ -125,3 +123,8 @@ fn a_missing_contract_stops_the_bundle_with_one_line() {
         )
     );
 }
+
+crate::tests![
+    the_bundle_holds_every_case_with_its_golden_and_is_reproducible,
+    a_missing_contract_stops_the_bundle_with_one_line,
+];

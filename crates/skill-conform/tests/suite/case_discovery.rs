@@ -28,7 +28,6 @@ fn ids(cases: &[skill_conform::case::CaseSpec]) -> Vec<String> {
     cases.iter().map(|case| case.id.to_string()).collect()
 }
 
-#[test]
 fn discovers_cases_sorted_by_id() {
     let dir = tree(&["zeta/b", "alpha/z", "alpha/B", "alpha/a"]);
     write(&dir.path().join("README.md"), "docs");
@@ -38,7 +37,6 @@ fn discovers_cases_sorted_by_id() {
     assert_eq!(cases[0].dir, dir.path().join("alpha/B"));
 }
 
-#[test]
 fn missing_fixture_dir_is_a_clear_error() {
     let dir = crate::common::tempdir();
     let missing = dir.path().join("conformance-fixtures");
@@ -53,7 +51,6 @@ fn missing_fixture_dir_is_a_clear_error() {
     );
 }
 
-#[test]
 fn stray_file_at_the_top_is_an_error_naming_it() {
     let dir = tree(&["g/c"]);
     write(&dir.path().join("notes.txt"), "");
@@ -65,7 +62,6 @@ fn stray_file_at_the_top_is_an_error_naming_it() {
     assert!(message.contains("(hint: "), "{message}");
 }
 
-#[test]
 fn stray_file_in_a_group_is_an_error() {
     let dir = tree(&["g/c"]);
     write(&dir.path().join("g/stray.toml"), "");
@@ -73,7 +69,6 @@ fn stray_file_in_a_group_is_an_error() {
     assert!(message.contains("g/stray.toml"), "{message}");
 }
 
-#[test]
 fn case_dir_without_manifest_is_an_error() {
     let dir = tree(&["g/c"]);
     fs::create_dir_all(dir.path().join("g/empty")).unwrap();
@@ -84,7 +79,6 @@ fn case_dir_without_manifest_is_an_error() {
     );
 }
 
-#[test]
 fn bad_manifest_names_the_file() {
     let dir = tree(&["frontmatter/plain"]);
     write(
@@ -105,7 +99,6 @@ fn bad_manifest_names_the_file() {
     );
 }
 
-#[test]
 fn globs_select_cases_and_report_unmatched() {
     let dir = tree(&[
         "frontmatter/crlf",
@@ -135,8 +128,18 @@ fn globs_select_cases_and_report_unmatched() {
     assert_eq!(star.unmatched, ["*crlf*"]);
 }
 
-#[test]
 fn bad_glob_is_an_error() {
     let message = CaseSelector::new(&["a/[b"]).unwrap_err().to_string();
     assert!(message.starts_with("invalid case glob `a/[b`"), "{message}");
 }
+
+crate::tests![
+    discovers_cases_sorted_by_id,
+    missing_fixture_dir_is_a_clear_error,
+    stray_file_at_the_top_is_an_error_naming_it,
+    stray_file_in_a_group_is_an_error,
+    case_dir_without_manifest_is_an_error,
+    bad_manifest_names_the_file,
+    globs_select_cases_and_report_unmatched,
+    bad_glob_is_an_error,
+];

@@ -72,7 +72,6 @@ fn version_of(pkgdir: &Path) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-#[test]
 fn the_go_ports_own_tag_wins_then_a_plain_tag_and_a_later_commit_says_how_far() {
     let dir = crate::common::tempdir();
     let golang = committed(dir.path(), Some("0.9.0"));
@@ -89,7 +88,6 @@ fn the_go_ports_own_tag_wins_then_a_plain_tag_and_a_later_commit_says_how_far() 
     assert!(version_of(&golang).ends_with("-dirty"));
 }
 
-#[test]
 fn without_tags_the_java_ports_lockstep_version_and_without_either_nothing() {
     let dir = crate::common::tempdir();
     // A shallow clone as actions/checkout makes by default: one commit, no tags.
@@ -109,3 +107,8 @@ fn without_tags_the_java_ports_lockstep_version_and_without_either_nothing() {
     let bare = committed(&dir.path().join("bare"), None);
     assert_eq!(version_of(&bare), "");
 }
+
+crate::tests![
+    the_go_ports_own_tag_wins_then_a_plain_tag_and_a_later_commit_says_how_far,
+    without_tags_the_java_ports_lockstep_version_and_without_either_nothing,
+];

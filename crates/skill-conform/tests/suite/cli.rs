@@ -15,13 +15,11 @@ fn assert_usage_error(out: &Output, needle: &str) {
     assert!(stderr.contains(needle), "`{needle}` in {stderr}");
 }
 
-#[test]
 fn an_unknown_port_lists_the_valid_ones() {
     let out = skill_conform(&["run", "--port", "cobol"]);
     assert_usage_error(&out, "unknown port `cobol` (valid: clojure, csharp, elixir, golang, java, js, python, reference;");
 }
 
-#[test]
 fn a_missing_fixture_dir_names_it_and_the_fix() {
     let empty = crate::common::tempdir();
     let out = skill_conform(&[
@@ -41,7 +39,6 @@ fn a_missing_fixture_dir_names_it_and_the_fix() {
     assert_usage_error(&out, "does not exist");
 }
 
-#[test]
 fn a_bad_manifest_names_the_file_and_the_field() {
     let tmp = crate::common::tempdir();
     let case = tmp.path().join("conformance-fixtures/frontmatter/bad");
@@ -57,19 +54,16 @@ fn a_bad_manifest_names_the_file_and_the_field() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("pinnedd"));
 }
 
-#[test]
 fn a_case_glob_that_matches_nothing_is_an_error() {
     let out = skill_conform(&["run", "--port", "reference", "--case", "nothing/here"]);
     assert_usage_error(&out, "--case `nothing/here` matches no case");
 }
 
-#[test]
 fn ref_refuses_a_missing_root() {
     let out = skill_conform(&["ref", "/no/such/root"]);
     assert_usage_error(&out, "root `/no/such/root` is not a directory");
 }
 
-#[test]
 fn bad_flags_are_usage_errors() {
     let out = skill_conform(&["run", "--require", ""]);
     assert_eq!(out.status.code(), Some(2));
@@ -79,7 +73,6 @@ fn bad_flags_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-#[test]
 fn the_reference_passes_its_own_suite() {
     let reports = crate::common::tempdir();
     let out = skill_conform(&[
@@ -115,7 +108,6 @@ fn the_reference_passes_its_own_suite() {
     );
 }
 
-#[test]
 fn the_libtest_listing_is_behind_a_flag() {
     let reports = crate::common::tempdir();
     let out = skill_conform(&[
@@ -133,7 +125,6 @@ fn the_libtest_listing_is_behind_a_flag() {
     assert!(stdout.contains("test reference::frontmatter/"), "{stdout}");
 }
 
-#[test]
 fn list_names_every_trial_without_starting_adapters() {
     let reports = crate::common::tempdir();
     let report_dir = reports.path().join("never");
@@ -160,7 +151,6 @@ fn list_names_every_trial_without_starting_adapters() {
     assert!(!report_dir.exists());
 }
 
-#[test]
 fn a_stale_expectation_fails_the_run_and_is_in_every_report() {
     let tmp = crate::common::tempdir();
     for rel in [
@@ -218,7 +208,6 @@ fn a_stale_expectation_fails_the_run_and_is_in_every_report() {
     );
 }
 
-#[test]
 fn every_report_names_where_a_port_came_from() {
     let reports = crate::common::tempdir();
     let adapter = format!(
@@ -246,7 +235,6 @@ fn every_report_names_where_a_port_came_from() {
     assert!(stdout.contains(", from adapter `"), "{stdout}");
 }
 
-#[test]
 fn explain_shows_the_rules_the_bytes_and_the_golden() {
     let out = skill_conform(&["explain", "frontmatter/colon-space"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -265,7 +253,6 @@ fn explain_shows_the_rules_the_bytes_and_the_golden() {
     assert_usage_error(&out, "did you mean `frontmatter/colon-space`?");
 }
 
-#[test]
 fn a_failing_pinned_case_names_its_rules_with_their_text() {
     let exe = env!("CARGO_BIN_EXE_skill-conform");
     let adapter = format!("wrong={exe} adapter --reference --mutant rescue-keeps-quotes");
@@ -289,7 +276,6 @@ fn a_failing_pinned_case_names_its_rules_with_their_text() {
 
 /// Every numeric flag is bounded when parsed: the largest u64 (and zero where it makes no sense)
 /// is a usage error naming the flag and its range, never a panic or a run that overflows later.
-#[test]
 fn every_numeric_flag_is_bounded_when_parsed() {
     const HUGE: &str = "18446744073709551615";
     let tmp = crate::common::tempdir();
@@ -326,7 +312,6 @@ fn every_numeric_flag_is_bounded_when_parsed() {
 
 /// A fixture no sandbox can be built from (here a FIFO in its tree) is a fixture problem: exit 2
 /// naming the case, before any port is judged, not an `error` verdict on every port.
-#[test]
 fn a_fifo_in_a_fixture_is_exit_2_naming_the_case() {
     let tmp = crate::common::tempdir();
     for rel in [
@@ -369,7 +354,6 @@ fn a_fifo_in_a_fixture_is_exit_2_naming_the_case() {
 }
 
 /// A report directory that cannot be written is refused before the first adapter starts.
-#[test]
 fn an_unwritable_report_dir_is_refused_before_anything_runs() {
     let tmp = crate::common::tempdir();
     let file = tmp.path().join("a-file");
@@ -391,3 +375,22 @@ fn an_unwritable_report_dir_is_refused_before_anything_runs() {
     ]);
     assert_usage_error(&out, "cannot write reports to");
 }
+
+crate::tests![
+    an_unknown_port_lists_the_valid_ones,
+    a_missing_fixture_dir_names_it_and_the_fix,
+    a_bad_manifest_names_the_file_and_the_field,
+    a_case_glob_that_matches_nothing_is_an_error,
+    ref_refuses_a_missing_root,
+    bad_flags_are_usage_errors,
+    the_reference_passes_its_own_suite,
+    the_libtest_listing_is_behind_a_flag,
+    list_names_every_trial_without_starting_adapters,
+    a_stale_expectation_fails_the_run_and_is_in_every_report,
+    every_report_names_where_a_port_came_from,
+    explain_shows_the_rules_the_bytes_and_the_golden,
+    a_failing_pinned_case_names_its_rules_with_their_text,
+    every_numeric_flag_is_bounded_when_parsed,
+    a_fifo_in_a_fixture_is_exit_2_naming_the_case,
+    an_unwritable_report_dir_is_refused_before_anything_runs,
+];

@@ -28,12 +28,10 @@ fn render(actual: &Value) -> String {
     }
 }
 
-#[test]
 fn equal_reply_renders_nothing() {
     assert_eq!(render(&reply()), "equal\n");
 }
 
-#[test]
 fn scalar_changes_missing_and_extra() {
     let mut actual = reply();
     actual["inventory"]["skills"][0]["description"] = json!("Does alpha things. ");
@@ -44,7 +42,6 @@ fn scalar_changes_missing_and_extra() {
     insta::assert_snapshot!(render(&actual));
 }
 
-#[test]
 fn multi_line_output_gets_a_line_diff_with_visible_invisibles() {
     let mut actual = reply();
     actual["loads"][0]["output"] = json!(
@@ -54,7 +51,6 @@ fn multi_line_output_gets_a_line_diff_with_visible_invisibles() {
     insta::assert_snapshot!(render(&actual));
 }
 
-#[test]
 fn golden_not_canonical_is_said_first() {
     let golden = to_canonical_string(&reply()).replacen("\"prompt\": ", "\"prompt\":\t", 1);
     let mut actual = reply();
@@ -65,7 +61,6 @@ fn golden_not_canonical_is_said_first() {
     insta::assert_snapshot!(render_mismatches(&mismatches));
 }
 
-#[test]
 fn keys_with_slashes_and_tildes() {
     let expected = json!({"a/b": {"~x": [1, 2]}});
     let actual = json!({"a/b": {"~x": [1, 3, 4]}});
@@ -74,3 +69,11 @@ fn keys_with_slashes_and_tildes() {
     };
     insta::assert_snapshot!(render_mismatches(&mismatches));
 }
+
+crate::tests![
+    equal_reply_renders_nothing,
+    scalar_changes_missing_and_extra,
+    multi_line_output_gets_a_line_diff_with_visible_invisibles,
+    golden_not_canonical_is_said_first,
+    keys_with_slashes_and_tildes,
+];

@@ -367,7 +367,6 @@ fn run_workflow_on(
     }
 }
 
-#[test]
 fn a_pull_requests_merge_job_puts_the_diff_against_the_base_run_first() {
     let base = run_workflow(&action_text(), &["standin-a", "standin-b"], false);
     // The pull request breaks standin-b: its job fails, and the matrix job says it regressed.
@@ -423,7 +422,6 @@ fn a_pull_requests_merge_job_puts_the_diff_against_the_base_run_first() {
     );
 }
 
-#[test]
 fn each_port_job_reports_and_the_merge_job_builds_one_matrix() {
     let python = std::env::var("SKILL_CONFORM_ACTION_PORT").is_ok_and(|p| p == "python");
     let ports: &[&str] = if python {
@@ -464,7 +462,6 @@ fn each_port_job_reports_and_the_merge_job_builds_one_matrix() {
     assert_eq!(rows, ports.len() + 1, "{matrix}");
 }
 
-#[test]
 fn renaming_the_artifact_on_either_side_breaks_the_merge() {
     let text = action_text();
     let upload = "name: skill-conform-report-${{ inputs.port }}";
@@ -485,3 +482,9 @@ fn renaming_the_artifact_on_either_side_breaks_the_merge() {
         );
     }
 }
+
+crate::tests![
+    a_pull_requests_merge_job_puts_the_diff_against_the_base_run_first,
+    each_port_job_reports_and_the_merge_job_builds_one_matrix,
+    renaming_the_artifact_on_either_side_breaks_the_merge,
+];

@@ -133,7 +133,6 @@ fn repository_editor(scene: &Scene) -> PathBuf {
     )
 }
 
-#[test]
 fn an_adapter_that_edits_the_repository_makes_the_run_tampered() {
     let scene = Scene::new();
     let evil = repository_editor(&scene);
@@ -156,7 +155,6 @@ fn an_adapter_that_edits_the_repository_makes_the_run_tampered() {
     scene.assert_clean_tmp();
 }
 
-#[test]
 fn with_landlock_the_adapters_writes_to_the_repository_are_denied() {
     let scene = Scene::new();
     let before = skill_conform::tamper::digest_repository(&scene.repo).unwrap();
@@ -193,7 +191,6 @@ fn golden_editing_set_up() -> Scene {
     scene
 }
 
-#[test]
 fn a_set_up_that_edits_a_golden_makes_the_run_tampered() {
     let scene = golden_editing_set_up();
     let out = scene.run(&["--port", "evil"]);
@@ -206,7 +203,6 @@ fn a_set_up_that_edits_a_golden_makes_the_run_tampered() {
     scene.assert_clean_tmp();
 }
 
-#[test]
 fn with_landlock_a_set_ups_write_to_a_golden_is_denied() {
     let scene = golden_editing_set_up();
     let out = scene.run_with(&["--port", "evil"], true);
@@ -219,7 +215,6 @@ fn with_landlock_a_set_ups_write_to_a_golden_is_denied() {
     scene.assert_clean_tmp();
 }
 
-#[test]
 fn an_adapter_that_writes_into_another_ports_sandboxes_fails_that_port() {
     let scene = Scene::new();
     // The victim is the reference, started late: its sandboxes are prepared (and digested)
@@ -365,12 +360,20 @@ fn interrupt_mid_run(signal: &str, code: i32, name: &str) {
     assert!(before.diff(&after).is_empty());
 }
 
-#[test]
 fn sigint_mid_run_kills_the_hung_adapter_and_writes_partial_reports() {
     interrupt_mid_run("-INT", 130, "SIGINT");
 }
 
-#[test]
 fn sigterm_mid_run_kills_the_hung_adapter_and_writes_partial_reports() {
     interrupt_mid_run("-TERM", 143, "SIGTERM");
 }
+
+crate::tests![
+    an_adapter_that_edits_the_repository_makes_the_run_tampered,
+    with_landlock_the_adapters_writes_to_the_repository_are_denied,
+    a_set_up_that_edits_a_golden_makes_the_run_tampered,
+    with_landlock_a_set_ups_write_to_a_golden_is_denied,
+    an_adapter_that_writes_into_another_ports_sandboxes_fails_that_port,
+    sigint_mid_run_kills_the_hung_adapter_and_writes_partial_reports,
+    sigterm_mid_run_kills_the_hung_adapter_and_writes_partial_reports,
+];

@@ -114,7 +114,6 @@ fn corpus_with_itself(tree: &Path, reports: &Path, extra: &[&str]) -> Output {
     skill_conform(&args)
 }
 
-#[test]
 fn a_mutant_disagrees_in_place_and_the_tree_is_unchanged() {
     let tmp = crate::common::tempdir();
     let tree = tmp.path().join("skills");
@@ -196,7 +195,6 @@ fn a_mutant_disagrees_in_place_and_the_tree_is_unchanged() {
     assert_eq!(snapshot(&tree), before, "corpus wrote to the tree");
 }
 
-#[test]
 fn the_reference_agrees_with_itself_and_unavailable_ports_are_listed() {
     let tmp = crate::common::tempdir();
     let tree = tmp.path().join("skills");
@@ -261,7 +259,6 @@ fn the_reference_agrees_with_itself_and_unavailable_ports_are_listed() {
     ));
 }
 
-#[test]
 fn a_port_that_fails_the_smoke_pair_is_broken_not_a_disagreement() {
     let tmp = crate::common::tempdir();
     let tree = tmp.path().join("skills");
@@ -291,7 +288,6 @@ fn a_port_that_fails_the_smoke_pair_is_broken_not_a_disagreement() {
     assert_eq!(report["ports"]["liar"]["fault"]["kind"], "wrong-case");
 }
 
-#[test]
 fn a_missing_folder_is_a_one_line_usage_error() {
     let tmp = crate::common::tempdir();
     let missing = tmp.path().join("no-such-folder");
@@ -308,7 +304,6 @@ fn a_missing_folder_is_a_one_line_usage_error() {
     assert!(out.stdout.is_empty());
 }
 
-#[test]
 fn gen_corpus_is_seeded_and_refuses_a_non_empty_dir() {
     let tmp = crate::common::tempdir();
     let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
@@ -368,7 +363,6 @@ fn write_skill(dir: &Path, name: &str, body: &str) {
     .unwrap();
 }
 
-#[test]
 fn loads_come_in_batches_under_the_cap_and_a_load_alone_over_it_is_not_compared() {
     let tmp = crate::common::tempdir();
     let tree = tmp.path().join("skills");
@@ -438,7 +432,6 @@ fn loads_come_in_batches_under_the_cap_and_a_load_alone_over_it_is_not_compared(
     assert_no_agreement_claimed_for(&stdout, "itself");
 }
 
-#[test]
 fn a_line_cap_out_of_bounds_is_a_usage_error() {
     let tmp = crate::common::tempdir();
     for cap in ["100", "2147483648", "lots"] {
@@ -455,7 +448,6 @@ fn a_line_cap_out_of_bounds_is_a_usage_error() {
     }
 }
 
-#[test]
 fn a_skill_md_over_the_default_cap_is_not_compared_alone_and_the_rest_is() {
     let tmp = crate::common::tempdir();
     let tree = tmp.path().join("skills");
@@ -499,7 +491,6 @@ fn too_deep_chain(at: &Path) {
     }
 }
 
-#[test]
 fn unreadable_folders_links_that_loop_and_names_not_utf8_are_warnings() {
     use std::os::unix::ffi::OsStrExt;
     let tmp = crate::common::tempdir();
@@ -554,7 +545,6 @@ fn unreadable_folders_links_that_loop_and_names_not_utf8_are_warnings() {
     );
 }
 
-#[test]
 fn a_named_port_that_is_unavailable_is_not_compared_and_exits_3() {
     let tmp = crate::common::tempdir();
     let tree = tmp.path().join("skills");
@@ -590,7 +580,6 @@ for line in sys.stdin:
     sys.stdout.write(ref.stdout.readline().decode()); sys.stdout.flush()
 "#;
 
-#[test]
 fn a_batch_that_crashes_or_answers_error_leaves_only_its_loads_not_compared() {
     let tmp = crate::common::tempdir();
     let tree = tmp.path().join("skills");
@@ -655,3 +644,17 @@ fn a_batch_that_crashes_or_answers_error_leaves_only_its_loads_not_compared() {
     let page = std::fs::read_to_string(reports.join("corpus.html")).unwrap();
     assert!(!page.contains("<b>refused"));
 }
+
+crate::tests![
+    a_mutant_disagrees_in_place_and_the_tree_is_unchanged,
+    the_reference_agrees_with_itself_and_unavailable_ports_are_listed,
+    a_port_that_fails_the_smoke_pair_is_broken_not_a_disagreement,
+    a_missing_folder_is_a_one_line_usage_error,
+    gen_corpus_is_seeded_and_refuses_a_non_empty_dir,
+    loads_come_in_batches_under_the_cap_and_a_load_alone_over_it_is_not_compared,
+    a_line_cap_out_of_bounds_is_a_usage_error,
+    a_skill_md_over_the_default_cap_is_not_compared_alone_and_the_rest_is,
+    unreadable_folders_links_that_loop_and_names_not_utf8_are_warnings,
+    a_named_port_that_is_unavailable_is_not_compared_and_exits_3,
+    a_batch_that_crashes_or_answers_error_leaves_only_its_loads_not_compared,
+];

@@ -68,7 +68,6 @@ fn page() -> String {
     skill_conform::report::corpus_html::render(&report)
 }
 
-#[test]
 fn untrusted_text_is_escaped_and_the_page_is_self_contained() {
     let page = page();
     assert_eq!(
@@ -99,7 +98,6 @@ fn untrusted_text_is_escaped_and_the_page_is_self_contained() {
     assert!(page.contains("<h1>skill-conform corpus: ghost: not compared: broken: "));
 }
 
-#[test]
 fn headless_chromium_filters_the_disagreements_by_port() {
     let Some(chromium) = chromium() else {
         return;
@@ -135,7 +133,6 @@ fn headless_chromium_filters_the_disagreements_by_port() {
     );
 }
 
-#[test]
 fn corpus_writes_the_page_beside_corpus_md() {
     let dir = crate::common::tempdir();
     let report = analyse(
@@ -148,3 +145,9 @@ fn corpus_writes_the_page_beside_corpus_md() {
     assert!(page.contains("<table id=\"ports\">"));
     assert!(dir.path().join("corpus.md").is_file());
 }
+
+crate::tests![
+    untrusted_text_is_escaped_and_the_page_is_self_contained,
+    headless_chromium_filters_the_disagreements_by_port,
+    corpus_writes_the_page_beside_corpus_md,
+];

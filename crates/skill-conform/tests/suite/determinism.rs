@@ -71,7 +71,6 @@ fn statuses(report: &Value, port: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-#[test]
 fn an_adapter_that_changes_between_runs_is_nondeterministic() {
     let tmp = crate::common::tempdir();
     let adapter = format!(
@@ -157,7 +156,6 @@ fn nondeterministic(report: &Value, port: &str) -> Vec<String> {
 /// created in a seeded shuffled order, alternating `/dev/shm` and `/tmp` where both exist, so
 /// the port is `nondeterministic` on those cases: with a `TMPDIR` on tmpfs (one base: only the
 /// shuffle can show it) and without one (both bases).
-#[test]
 fn a_port_that_follows_directory_read_order_is_nondeterministic_under_repeat() {
     let shm = Path::new("/dev/shm");
     if !shm.is_dir() {
@@ -230,7 +228,6 @@ fn report_has_no_repeat(dir: &Path) -> bool {
     report(dir).get("repeat").is_none()
 }
 
-#[test]
 fn the_reference_repeated_writes_the_reports_of_one_pass() {
     let tmp = crate::common::tempdir();
     let (once, twice) = (tmp.path().join("once"), tmp.path().join("twice"));
@@ -264,7 +261,6 @@ fn the_reference_repeated_writes_the_reports_of_one_pass() {
     }
 }
 
-#[test]
 fn shuffled_case_order_writes_byte_identical_reports() {
     let tmp = crate::common::tempdir();
     let (plain, shuffled) = (tmp.path().join("plain"), tmp.path().join("shuffled"));
@@ -303,7 +299,6 @@ fn shuffled_case_order_writes_byte_identical_reports() {
     );
 }
 
-#[test]
 fn pass_orders_are_seeded_and_the_first_keeps_plan_order() {
     let orders = pass_orders(50, 3, false, 11);
     assert_eq!(orders.len(), 3);
@@ -320,3 +315,11 @@ fn pass_orders_are_seeded_and_the_first_keeps_plan_order() {
     assert_ne!(pass_orders(50, 1, true, 11)[0], orders[0]);
     assert_eq!(pass_orders(5, 0, false, 1).len(), 1);
 }
+
+crate::tests![
+    an_adapter_that_changes_between_runs_is_nondeterministic,
+    a_port_that_follows_directory_read_order_is_nondeterministic_under_repeat,
+    the_reference_repeated_writes_the_reports_of_one_pass,
+    shuffled_case_order_writes_byte_identical_reports,
+    pass_orders_are_seeded_and_the_first_keeps_plan_order,
+];

@@ -37,7 +37,6 @@ fn status(report: &Value, port: &str, case: &str) -> String {
         .to_owned()
 }
 
-#[test]
 fn each_fault_gets_its_own_status_and_spares_the_other_ports() {
     let bin = env!("CARGO_BIN_EXE_skill-conform");
     let faults = [
@@ -108,7 +107,6 @@ fn each_fault_gets_its_own_status_and_spares_the_other_ports() {
     );
 }
 
-#[test]
 fn every_mutant_adapter_fails_exactly_where_the_mutants_command_says() {
     let bin = env!("CARGO_BIN_EXE_skill-conform");
     let (cases, outcomes) = crate::common::mutant_outcomes();
@@ -157,7 +155,6 @@ fn every_mutant_adapter_fails_exactly_where_the_mutants_command_says() {
 
 /// A port that hangs on everything costs `--max-timeouts` timeouts, not one per case: after
 /// three in a row it is broken and the rest of its cases are `not-run`.
-#[test]
 fn a_port_that_hangs_on_everything_is_given_up_after_three_timeouts() {
     let bin = env!("CARGO_BIN_EXE_skill-conform");
     let args: Vec<String> = vec![
@@ -192,3 +189,9 @@ fn a_port_that_hangs_on_everything_is_given_up_after_three_timeouts() {
     );
     assert!(took.as_secs() < 20, "about three timeouts, took {took:?}");
 }
+
+crate::tests![
+    each_fault_gets_its_own_status_and_spares_the_other_ports,
+    every_mutant_adapter_fails_exactly_where_the_mutants_command_says,
+    a_port_that_hangs_on_everything_is_given_up_after_three_timeouts,
+];

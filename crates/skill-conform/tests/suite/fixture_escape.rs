@@ -89,7 +89,6 @@ fn refusal(result: Result<Sandbox, SandboxError>) -> Refusal {
     }
 }
 
-#[test]
 fn a_link_built_through_a_fresh_link_is_refused() {
     let outside = Outside::new();
     let fixtures = crate::common::tempdir();
@@ -110,7 +109,6 @@ fn a_link_built_through_a_fresh_link_is_refused() {
     );
 }
 
-#[test]
 fn a_rename_through_a_committed_symlink_is_refused() {
     let outside = Outside::new();
     let fixtures = crate::common::tempdir();
@@ -131,7 +129,6 @@ fn a_rename_through_a_committed_symlink_is_refused() {
     );
 }
 
-#[test]
 fn a_link_to_a_fifo_is_refused_without_blocking() {
     let outside = Outside::new();
     let fifo = outside.path().join("fifo");
@@ -159,7 +156,6 @@ fn a_link_to_a_fifo_is_refused_without_blocking() {
 }
 
 #[cfg(target_os = "linux")]
-#[test]
 fn a_link_to_dev_zero_is_refused() {
     let outside = Outside::new();
     let fixtures = crate::common::tempdir();
@@ -177,7 +173,6 @@ fn a_link_to_dev_zero_is_refused() {
     );
 }
 
-#[test]
 fn a_relative_link_climbing_out_is_refused() {
     let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
@@ -189,7 +184,6 @@ fn a_relative_link_climbing_out_is_refused() {
     ));
 }
 
-#[test]
 fn a_later_link_cannot_redirect_an_earlier_one_out() {
     // Alone, `skills/a` -> `b/../../x` stays inside; once `skills/b` -> `..` exists, it climbs out.
     let fixtures = crate::common::tempdir();
@@ -208,7 +202,6 @@ fn a_later_link_cannot_redirect_an_earlier_one_out() {
     );
 }
 
-#[test]
 fn a_link_through_an_allowed_target_is_refused() {
     let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
@@ -222,7 +215,6 @@ fn a_link_through_an_allowed_target_is_refused() {
     ));
 }
 
-#[test]
 fn a_link_loop_is_refused() {
     let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
@@ -236,7 +228,6 @@ fn a_link_loop_is_refused() {
     ));
 }
 
-#[test]
 fn a_committed_fifo_is_refused() {
     let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
@@ -252,7 +243,6 @@ fn a_committed_fifo_is_refused() {
     );
 }
 
-#[test]
 fn an_unreadable_directory_is_refused() {
     let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
@@ -265,3 +255,17 @@ fn an_unreadable_directory_is_refused() {
         }
     );
 }
+
+crate::tests![
+    a_link_built_through_a_fresh_link_is_refused,
+    a_rename_through_a_committed_symlink_is_refused,
+    a_link_to_a_fifo_is_refused_without_blocking,
+    #[cfg(target_os = "linux")]
+    a_link_to_dev_zero_is_refused,
+    a_relative_link_climbing_out_is_refused,
+    a_later_link_cannot_redirect_an_earlier_one_out,
+    a_link_through_an_allowed_target_is_refused,
+    a_link_loop_is_refused,
+    a_committed_fifo_is_refused,
+    an_unreadable_directory_is_refused,
+];

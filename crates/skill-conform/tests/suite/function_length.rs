@@ -32,7 +32,6 @@ fn long_functions(file: &str, text: &str) -> Vec<(String, usize, String, usize)>
     found
 }
 
-#[test]
 fn no_function_in_src_is_longer_than_80_lines() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut long = Vec::new();
@@ -52,7 +51,6 @@ fn no_function_in_src_is_longer_than_80_lines() {
     assert!(long.is_empty(), "functions over {LIMIT} lines: {long:#?}");
 }
 
-#[test]
 fn the_check_sees_a_long_function() {
     let body = "    x();\n".repeat(LIMIT);
     let text = format!("mod m {{\n    fn long() {{\n{body}    }}\n}}\nfn short() {{}}\n");
@@ -60,3 +58,8 @@ fn the_check_sees_a_long_function() {
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!((found[0].2.as_str(), found[0].3), ("long", LIMIT + 2));
 }
+
+crate::tests![
+    no_function_in_src_is_longer_than_80_lines,
+    the_check_sees_a_long_function,
+];

@@ -11,13 +11,11 @@ use skill_conform::goldens::{self, Layout};
 
 use crate::common::{copy_tree, repo};
 
-#[test]
 fn goldens_are_fresh() {
     let report = goldens::check(&Layout::under(&repo())).expect("check runs");
     assert!(report.is_fresh(), "{}", report.render(&repo()));
 }
 
-#[test]
 fn every_mutant_is_killed_as_its_rule_requires() {
     let (_, outcomes) = crate::common::mutant_outcomes();
     let survivors: Vec<String> = outcomes
@@ -65,7 +63,6 @@ fn golden_mutations(text: &str) -> Vec<(&'static str, String)> {
     out
 }
 
-#[test]
 fn the_comparison_notices_every_golden_mutation() {
     let layout = Layout::under(&repo());
     let mut checked = 0;
@@ -94,7 +91,6 @@ fn the_comparison_notices_every_golden_mutation() {
     assert!(checked >= 16);
 }
 
-#[test]
 fn check_reports_stale_missing_orphaned_and_pending_goldens() {
     let tmp = crate::common::tempdir();
     let layout = Layout::under(tmp.path());
@@ -147,7 +143,6 @@ fn check_reports_stale_missing_orphaned_and_pending_goldens() {
     assert!(goldens::check(&layout).unwrap().is_fresh());
 }
 
-#[test]
 fn goldens_write_refuses_under_ci_and_says_why() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_skill-conform"))
         .args(["goldens", "--write", "--repo"])
@@ -163,3 +158,11 @@ fn goldens_write_refuses_under_ci_and_says_why() {
     );
     assert_eq!(stderr.lines().count(), 1);
 }
+
+crate::tests![
+    goldens_are_fresh,
+    every_mutant_is_killed_as_its_rule_requires,
+    the_comparison_notices_every_golden_mutation,
+    check_reports_stale_missing_orphaned_and_pending_goldens,
+    goldens_write_refuses_under_ci_and_says_why,
+];

@@ -47,7 +47,6 @@ fn reword_prompt_heading(goldens: &Path) -> Vec<PathBuf> {
     touched
 }
 
-#[test]
 fn a_moved_rule_is_grouped_refused_without_a_bump_and_accepted_with_one() {
     let tmp = crate::common::tempdir();
     let layout = Layout::under(tmp.path());
@@ -120,7 +119,6 @@ fn a_moved_rule_is_grouped_refused_without_a_bump_and_accepted_with_one() {
     assert!(goldens::check(&layout).unwrap().is_fresh());
 }
 
-#[test]
 fn the_changelog_must_name_the_current_revision() {
     assert_eq!(changelog_problem(&Layout::under(&repo())), None);
     let tmp = crate::common::tempdir();
@@ -135,7 +133,6 @@ fn the_changelog_must_name_the_current_revision() {
     assert!(problem.contains(skill_ref::CONTRACT_REVISION), "{problem}");
 }
 
-#[test]
 fn goldens_check_fails_without_a_changelog_entry() {
     let tmp = crate::common::tempdir();
     let layout = Layout::under(tmp.path());
@@ -158,3 +155,9 @@ fn goldens_check_fails_without_a_changelog_entry() {
         "{stdout}"
     );
 }
+
+crate::tests![
+    a_moved_rule_is_grouped_refused_without_a_bump_and_accepted_with_one,
+    the_changelog_must_name_the_current_revision,
+    goldens_check_fails_without_a_changelog_entry,
+];

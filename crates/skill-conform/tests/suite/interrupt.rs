@@ -22,7 +22,6 @@ const HANG_ENV: &str = "SKILL_CONFORM_INTERRUPT_HELPER_HANG";
 
 /// The helper: does nothing unless re-executed with `HELPER_ENV`. It never waits for its shell:
 /// the interrupt handler kills the group and the helper exits before it could.
-#[test]
 #[allow(clippy::zombie_processes)]
 fn helper_holding_a_group_and_directories() {
     let Some(hook_file) = std::env::var_os(HELPER_ENV) else {
@@ -174,7 +173,6 @@ fn interrupt_helper_with(signals: &[i32], hang: bool) -> Outcome {
     }
 }
 
-#[test]
 fn sigterm_kills_the_group_removes_the_directories_and_exits_143() {
     let outcome = interrupt_helper(libc::SIGTERM);
     outcome.assert_clean();
@@ -182,7 +180,6 @@ fn sigterm_kills_the_group_removes_the_directories_and_exits_143() {
     assert_eq!(outcome.code, Some(143));
 }
 
-#[test]
 fn sigint_kills_the_group_removes_the_directories_and_exits_130() {
     let outcome = interrupt_helper(libc::SIGINT);
     outcome.assert_clean();
@@ -190,10 +187,16 @@ fn sigint_kills_the_group_removes_the_directories_and_exits_130() {
     assert_eq!(outcome.code, Some(130));
 }
 
-#[test]
 fn a_second_signal_exits_at_once_when_the_hook_hangs() {
     let outcome = interrupt_helper_with(&[libc::SIGTERM, libc::SIGINT], true);
     outcome.assert_clean();
     assert_eq!(outcome.hook, "Terminate");
     assert_eq!(outcome.code, Some(130));
 }
+
+crate::tests![
+    helper_holding_a_group_and_directories,
+    sigterm_kills_the_group_removes_the_directories_and_exits_143,
+    sigint_kills_the_group_removes_the_directories_and_exits_130,
+    a_second_signal_exits_at_once_when_the_hook_hangs,
+];

@@ -37,7 +37,6 @@ fn path_text(path: &Path) -> &str {
     path.to_str().unwrap()
 }
 
-#[test]
 fn an_isolated_child_writes_only_to_its_writable_directories() {
     let allowed = crate::common::tempdir();
     let forbidden = crate::common::tempdir();
@@ -66,7 +65,6 @@ fn an_isolated_child_writes_only_to_its_writable_directories() {
     }
 }
 
-#[test]
 fn with_no_net_an_isolated_child_cannot_connect_over_tcp() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
@@ -90,7 +88,6 @@ fn with_no_net_an_isolated_child_cannot_connect_over_tcp() {
     }
 }
 
-#[test]
 fn probing_leaves_the_calling_thread_unrestricted() {
     let dir = crate::common::tempdir();
     let policy = Policy::default();
@@ -98,7 +95,6 @@ fn probing_leaves_the_calling_thread_unrestricted() {
     std::fs::write(dir.path().join("after-probe"), "x").unwrap();
 }
 
-#[test]
 fn a_program_that_cannot_run_is_one_line_and_exit_2() {
     let output = Command::new(env!("CARGO_BIN_EXE_skill-conform"))
         .args(["isolate", "--", "/nonexistent/program"])
@@ -112,3 +108,10 @@ fn a_program_that_cannot_run_is_one_line_and_exit_2() {
         "{stderr}"
     );
 }
+
+crate::tests![
+    an_isolated_child_writes_only_to_its_writable_directories,
+    with_no_net_an_isolated_child_cannot_connect_over_tcp,
+    probing_leaves_the_calling_thread_unrestricted,
+    a_program_that_cannot_run_is_one_line_and_exit_2,
+];

@@ -2,7 +2,15 @@
 //! binary links once, and its tests run side by side instead of one binary after another (a
 //! fresh clone's `cargo test` spends its time here; BENCHMARKS.md, "First use"). Every module
 //! keeps its own temporary directories, `TMPDIR` and process groups, so none sees another's.
-//! `session_faults` stays a binary of its own (libtest-mimic, `harness = false`).
+//!
+//! The harness is libtest-mimic (`harness = false`), for one reason: the thread count. Most
+//! tests wait on the processes they start (a run, its adapters, chromium), so libtest's default
+//! of one thread per core leaves cores idle; here it is one more than the cores (two cores:
+//! 26.0 s with two threads, 21.0–22.7 s with three). `--test-threads` and `RUST_TEST_THREADS`
+//! still decide when given, and filters, `--exact`, `--skip`, `--list` and `--ignored` work as
+//! under libtest. Each module ends with `crate::tests![…]`, the list of its tests; a test is a
+//! plain `fn()` that passes unless it panics.
+//! `session_faults` stays a binary of its own: it is also the fake adapter it starts.
 
 mod common;
 
@@ -38,3 +46,82 @@ mod rundiff_cli;
 mod sandbox;
 mod toml_errors;
 mod writing_tool;
+
+#[path = "../harness/mod.rs"]
+mod harness;
+
+use libtest_mimic::{Arguments, Trial};
+
+/// `crate::tests![a, #[cfg(…)] b, c = ignore "why"]` at the end of a module: its `tests()`,
+/// one trial per function, named `module::function` as libtest names them.
+#[macro_export]
+macro_rules! tests {
+    ($($(#[$attr:meta])* $name:ident $(= ignore $reason:literal)?),* $(,)?) => {
+        #[allow(clippy::vec_init_then_push)] // a `#[cfg]` can switch one push off
+        pub(crate) fn tests() -> Vec<libtest_mimic::Trial> {
+            let module = module_path!().rsplit("::").next().unwrap_or_default();
+            let mut tests = Vec::new();
+            $(
+                $(#[$attr])*
+                tests.push(
+                    $crate::trial(module, stringify!($name), $name)
+                        $(.with_ignored_flag({ let _why: &str = $reason; true }))?,
+                );
+            )*
+            tests
+        }
+    };
+}
+
+/// A test function as a trial; libtest-mimic fails it with the panic's message.
+pub(crate) fn trial(module: &str, name: &str, body: fn()) -> Trial {
+    Trial::test(format!("{module}::{name}"), move || {
+        body();
+        Ok(())
+    })
+}
+
+fn main() -> std::process::ExitCode {
+    let mut args = Arguments::from_args();
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    args.test_threads = Some(harness::test_threads(&args, cores + 1));
+    let mut tests: Vec<Trial> = [
+        adapter_hello::tests(),
+        adapter_pins::tests(),
+        agentskills_profile::tests(),
+        bundle::tests(),
+        case_discovery::tests(),
+        checkout_version::tests(),
+        cli::tests(),
+        compare_render::tests(),
+        composite_action::tests(),
+        containment::tests(),
+        corpus::tests(),
+        corpus_html::tests(),
+        determinism::tests(),
+        fault_injection::tests(),
+        fixture_escape::tests(),
+        function_length::tests(),
+        goldens::tests(),
+        goldens_review::tests(),
+        interrupt::tests(),
+        isolate::tests(),
+        msrv::tests(),
+        port_columns::tests(),
+        ports::tests(),
+        protocol_schema::tests(),
+        report_html::tests(),
+        report_schema::tests(),
+        report_snapshots::tests(),
+        reproduce::tests(),
+        rundiff_cli::tests(),
+        sandbox::tests(),
+        toml_errors::tests(),
+        writing_tool::tests(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    tests.sort_by(|a, b| a.name().cmp(b.name()));
+    libtest_mimic::run(&args, tests).exit_code()
+}

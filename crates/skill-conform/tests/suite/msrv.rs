@@ -11,7 +11,6 @@ fn version(text: &str) -> (u64, u64, u64) {
     (next(), next(), next())
 }
 
-#[test]
 fn rust_version_is_the_highest_any_locked_package_needs() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let out = Command::new(env!("CARGO"))
@@ -60,3 +59,5 @@ fn rust_version_is_the_highest_any_locked_package_needs() {
         "README states Rust {short}+"
     );
 }
+
+crate::tests![rust_version_is_the_highest_any_locked_package_needs,];

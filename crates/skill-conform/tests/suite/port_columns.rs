@@ -9,7 +9,6 @@ use serde_json::Value;
 
 use crate::common::repo;
 
-#[test]
 fn a_port_in_two_versions_gets_two_columns() {
     let tmp = crate::common::tempdir();
     let out = Command::new(env!("CARGO_BIN_EXE_skill-conform"))
@@ -37,7 +36,6 @@ fn a_port_in_two_versions_gets_two_columns() {
 
 /// Every column names where its library came from, a versioned one (`standin@2.0.0`) too: a
 /// stand-in repository whose one port is the reference served as an adapter.
-#[test]
 fn each_column_of_a_port_in_two_versions_names_its_origin() {
     let tmp = crate::common::tempdir();
     let bin = Path::new(env!("CARGO_BIN_EXE_skill-conform"));
@@ -76,3 +74,8 @@ fn each_column_of_a_port_in_two_versions_names_its_origin() {
         "{report}"
     );
 }
+
+crate::tests![
+    a_port_in_two_versions_gets_two_columns,
+    each_column_of_a_port_in_two_versions_names_its_origin,
+];

@@ -75,7 +75,6 @@ fn status_of<'a>(listing: &'a str, port: &str) -> &'a str {
         .map_or(row, |(_, status)| status.trim())
 }
 
-#[test]
 fn ports_lists_three_states_runs_no_set_up_and_writes_nothing() {
     let tmp = crate::common::tempdir();
     let copy = tmp.path().join("repo");
@@ -151,3 +150,5 @@ fn ports_lists_three_states_runs_no_set_up_and_writes_nothing() {
         "{listing}"
     );
 }
+
+crate::tests![ports_lists_three_states_runs_no_set_up_and_writes_nothing,];

@@ -1,6 +1,5 @@
 //! The committed JSON Schema of the adapter protocol is the one the Rust types generate.
 
-#[test]
 fn committed_schema_matches_the_protocol_types() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../adapters/protocol.schema.json");
@@ -12,3 +11,5 @@ fn committed_schema_matches_the_protocol_types() {
         "adapters/protocol.schema.json is stale (hint: cargo run -q -p skill-conform -- protocol-schema > adapters/protocol.schema.json)"
     );
 }
+
+crate::tests![committed_schema_matches_the_protocol_types,];

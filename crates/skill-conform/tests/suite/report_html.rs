@@ -93,7 +93,6 @@ fn run() -> Results {
     results
 }
 
-#[test]
 fn untrusted_text_is_escaped_and_every_status_has_a_cell() {
     let page = html::render(&run(), &Redactor::none());
     assert_eq!(
@@ -122,7 +121,6 @@ fn untrusted_text_is_escaped_and_every_status_has_a_cell() {
     );
 }
 
-#[test]
 fn headless_chromium_renders_the_matrix_and_the_filters() {
     let Some(chromium) = chromium() else {
         return;
@@ -159,3 +157,8 @@ fn headless_chromium_renders_the_matrix_and_the_filters() {
     }
     println!("screenshot: {}", shot.display());
 }
+
+crate::tests![
+    untrusted_text_is_escaped_and_every_status_has_a_cell,
+    headless_chromium_renders_the_matrix_and_the_filters,
+];

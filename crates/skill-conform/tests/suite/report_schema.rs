@@ -28,7 +28,6 @@ fn check_committed(file: &str, generated: &Value) {
     );
 }
 
-#[test]
 fn committed_schemas_match_the_report_types() {
     check_committed(
         "report.schema.json",
@@ -37,7 +36,6 @@ fn committed_schemas_match_the_report_types() {
     check_committed("corpus.schema.json", &skill_conform::corpus::schema());
 }
 
-#[test]
 fn a_report_of_the_previous_format_validates_and_merges() {
     let report: Value = serde_json::from_str(&std::fs::read_to_string(fixture()).unwrap()).unwrap();
     let validator = jsonschema::validator_for(&skill_conform::report::format::schema()).unwrap();
@@ -58,7 +56,6 @@ fn a_report_of_the_previous_format_validates_and_merges() {
     );
 }
 
-#[test]
 fn a_corpus_json_of_the_previous_format_validates_and_reads() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus-format-1.json");
     let text = std::fs::read_to_string(path).unwrap();
@@ -84,7 +81,6 @@ fn a_corpus_json_of_the_previous_format_validates_and_reads() {
     );
 }
 
-#[test]
 fn a_report_that_breaks_the_model_is_a_usage_error_naming_the_file() {
     let dir = crate::common::tempdir();
     let path = dir.path().join("report.json");
@@ -107,3 +103,10 @@ fn a_report_that_breaks_the_model_is_a_usage_error_naming_the_file() {
         "{err}"
     );
 }
+
+crate::tests![
+    committed_schemas_match_the_report_types,
+    a_report_of_the_previous_format_validates_and_merges,
+    a_corpus_json_of_the_previous_format_validates_and_reads,
+    a_report_that_breaks_the_model_is_a_usage_error_naming_the_file,
+];

@@ -291,7 +291,6 @@ fn stale_entry(port: &str) -> ExpectationProblem {
     }
 }
 
-#[test]
 fn one_matrix_line_per_status() {
     let results = one_case_per_status();
     let model = Model::new(&results);
@@ -302,7 +301,6 @@ fn one_matrix_line_per_status() {
     ));
 }
 
-#[test]
 fn one_details_block_per_status() {
     let results = one_case_per_status();
     let redactor = redactor();
@@ -468,7 +466,6 @@ fn fixed_run(reverse: bool) -> Results {
     results
 }
 
-#[test]
 fn whole_terminal_report() {
     let results = fixed_run(false);
     insta::assert_snapshot!(terminal::render(
@@ -478,19 +475,16 @@ fn whole_terminal_report() {
     ));
 }
 
-#[test]
 fn summary_md() {
     let results = fixed_run(false);
     insta::assert_snapshot!(markdown::render(&results, &redactor()));
 }
 
-#[test]
 fn junit_xml() {
     let results = one_case_per_status();
     insta::assert_snapshot!(junit::render(&results, &redactor()).unwrap());
 }
 
-#[test]
 fn report_json_is_canonical_and_redacted() {
     let results = fixed_run(false);
     let text = json_report::render(&results, &redactor());
@@ -533,7 +527,6 @@ fn report_json_is_canonical_and_redacted() {
     })));
 }
 
-#[test]
 fn every_color_cell_keeps_the_plain_layout() {
     let results = one_case_per_status();
     let model = Model::new(&results);
@@ -554,7 +547,6 @@ fn every_color_cell_keeps_the_plain_layout() {
     assert_eq!(stripped, plain);
 }
 
-#[test]
 fn insertion_order_never_changes_a_byte() {
     let forward = fixed_run(false);
     let backward = fixed_run(true);
@@ -591,7 +583,6 @@ fn insertion_order_never_changes_a_byte() {
     );
 }
 
-#[test]
 fn fixed_run_exit_code_is_port_trouble() {
     let results = fixed_run(false);
     assert_eq!(
@@ -607,7 +598,6 @@ fn fixed_run_exit_code_is_port_trouble() {
     );
 }
 
-#[test]
 fn write_reports_writes_a_shields_badge_per_real_port() {
     let dir = crate::common::tempdir();
     write_reports(&fixed_run(false), dir.path(), &redactor()).unwrap();
@@ -624,3 +614,16 @@ fn write_reports_writes_a_shields_badge_per_real_port() {
     assert_eq!(badge("elixir").unwrap()["message"], json!("broken"));
     assert!(badge("reference").is_none() && badge("mutant-no-bom").is_none());
 }
+
+crate::tests![
+    one_matrix_line_per_status,
+    one_details_block_per_status,
+    whole_terminal_report,
+    summary_md,
+    junit_xml,
+    report_json_is_canonical_and_redacted,
+    every_color_cell_keeps_the_plain_layout,
+    insertion_order_never_changes_a_byte,
+    fixed_run_exit_code_is_port_trouble,
+    write_reports_writes_a_shields_badge_per_real_port,
+];

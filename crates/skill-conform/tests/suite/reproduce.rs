@@ -101,7 +101,6 @@ fn run_line(line: &str, cwd: &Path, bin_dir: &Path) -> Output {
         .unwrap()
 }
 
-#[test]
 fn every_printed_reproduce_line_gives_the_same_verdict_back() {
     let shm = Path::new("/dev/shm");
     let memory = if shm.is_dir() {
@@ -202,3 +201,5 @@ fn every_printed_reproduce_line_gives_the_same_verdict_back() {
 fn repo_script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/raw-order-adapter.py")
 }
+
+crate::tests![every_printed_reproduce_line_gives_the_same_verdict_back,];

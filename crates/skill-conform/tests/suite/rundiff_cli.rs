@@ -28,7 +28,6 @@ fn edit(dir: &Path, change: impl FnOnce(&mut Value)) {
     std::fs::write(path, value.to_string()).unwrap();
 }
 
-#[test]
 fn diff_of_two_reference_runs_then_a_regression_then_a_moved_spec() {
     let tmp = crate::common::tempdir();
     let (base, new) = (tmp.path().join("base"), tmp.path().join("new"));
@@ -85,3 +84,5 @@ fn diff_of_two_reference_runs_then_a_regression_then_a_moved_spec() {
     assert!(stdout.contains("spec moved"), "{stdout}");
     assert!(!stdout.contains("regression"), "{stdout}");
 }
+
+crate::tests![diff_of_two_reference_runs_then_a_regression_then_a_moved_spec,];

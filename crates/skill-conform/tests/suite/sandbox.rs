@@ -18,7 +18,6 @@ fn case(dir: &Path, extra: &str) -> CaseSpec {
     CaseSpec::parse(CaseId::new("g", "c").unwrap(), dir.to_owned(), &text).unwrap()
 }
 
-#[test]
 fn copies_bytes_exactly_and_leaves_out_the_manifest() {
     let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
@@ -50,7 +49,6 @@ fn copies_bytes_exactly_and_leaves_out_the_manifest() {
     assert!(!path.exists(), "the sandbox is deleted on drop");
 }
 
-#[test]
 fn renames_then_links() {
     let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
@@ -89,7 +87,6 @@ fn renames_then_links() {
     assert_eq!(sandbox.vacuous(), None);
 }
 
-#[test]
 fn committed_symlinks_are_refused() {
     let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
@@ -103,7 +100,6 @@ fn committed_symlinks_are_refused() {
     );
 }
 
-#[test]
 fn missing_roots_are_handed_out_in_order() {
     let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
@@ -122,7 +118,6 @@ fn missing_roots_are_handed_out_in_order() {
     assert!(!Path::new(&sandbox.roots()[1]).exists());
 }
 
-#[test]
 fn roots_are_not_resolved_through_links() {
     let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
@@ -135,7 +130,6 @@ fn roots_are_not_resolved_through_links() {
     );
 }
 
-#[test]
 fn readable_unreadable_path_makes_the_sandbox_vacuous() {
     let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
@@ -149,7 +143,6 @@ fn readable_unreadable_path_makes_the_sandbox_vacuous() {
     );
 }
 
-#[test]
 fn missing_unreadable_path_makes_the_sandbox_vacuous() {
     let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
@@ -163,7 +156,6 @@ fn missing_unreadable_path_makes_the_sandbox_vacuous() {
 }
 
 #[cfg(target_os = "linux")]
-#[test]
 fn link_to_proc_self_mem_is_unreadable() {
     let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
@@ -176,7 +168,6 @@ fn link_to_proc_self_mem_is_unreadable() {
     assert_eq!(sandbox.vacuous(), None);
 }
 
-#[test]
 fn missing_rename_source_is_a_case_error() {
     let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
@@ -191,7 +182,6 @@ fn missing_rename_source_is_a_case_error() {
     );
 }
 
-#[test]
 fn existing_link_path_is_a_case_error() {
     let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
@@ -204,7 +194,6 @@ fn existing_link_path_is_a_case_error() {
     );
 }
 
-#[test]
 fn kept_sandbox_outlives_the_value() {
     let fixtures = crate::common::tempdir();
     let dir = fixtures.path().join("g/c");
@@ -217,7 +206,6 @@ fn kept_sandbox_outlives_the_value() {
     fs::remove_dir_all(path).unwrap();
 }
 
-#[test]
 fn case_sensitive_names_survive_on_this_filesystem() {
     // On a case-sensitive filesystem `B` and `b` stay apart and the sandbox is not vacuous; on a
     // case-insensitive one the same case is reported as vacuous instead of silently merged.
@@ -235,7 +223,6 @@ fn case_sensitive_names_survive_on_this_filesystem() {
     );
 }
 
-#[test]
 fn a_sandbox_is_registered_for_interruption_until_dropped_unless_kept() {
     use skill_conform::interrupt::is_registered_dir;
     let fixtures = crate::common::tempdir();
@@ -258,7 +245,6 @@ fn a_sandbox_is_registered_for_interruption_until_dropped_unless_kept() {
 /// `--repeat`'s later passes add every entry again in a shuffled order (links and renamed
 /// entries too): the tree is the same, names, bytes and link targets; only the order a
 /// filesystem that lists by creation (tmpfs) gives changes.
-#[test]
 fn a_shuffled_placement_changes_the_listing_order_and_nothing_else() {
     use skill_conform::sandbox::Placement;
     use skill_conform::tamper::digest_tree;
@@ -316,3 +302,21 @@ fn a_shuffled_placement_changes_the_listing_order_and_nothing_else() {
         assert!(orders.len() > 2, "tmpfs lists by creation: {orders:?}");
     }
 }
+
+crate::tests![
+    copies_bytes_exactly_and_leaves_out_the_manifest,
+    renames_then_links,
+    committed_symlinks_are_refused,
+    missing_roots_are_handed_out_in_order,
+    roots_are_not_resolved_through_links,
+    readable_unreadable_path_makes_the_sandbox_vacuous,
+    missing_unreadable_path_makes_the_sandbox_vacuous,
+    #[cfg(target_os = "linux")]
+    link_to_proc_self_mem_is_unreadable,
+    missing_rename_source_is_a_case_error,
+    existing_link_path_is_a_case_error,
+    kept_sandbox_outlives_the_value,
+    case_sensitive_names_survive_on_this_filesystem,
+    a_sandbox_is_registered_for_interruption_until_dropped_unless_kept,
+    a_shuffled_placement_changes_the_listing_order_and_nothing_else,
+];

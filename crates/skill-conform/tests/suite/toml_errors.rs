@@ -65,7 +65,6 @@ fn minimal_repo(dir: &Path) {
     std::fs::write(dir.join(EXPECTED), "").unwrap();
 }
 
-#[test]
 fn every_broken_file_is_one_line_naming_file_line_and_field() {
     let tmp = crate::common::tempdir();
     minimal_repo(tmp.path());
@@ -100,7 +99,6 @@ fn every_broken_file_is_one_line_naming_file_line_and_field() {
     }
 }
 
-#[test]
 fn a_broken_agentskills_case_toml_names_file_line_and_field() {
     let tmp = crate::common::tempdir();
     let case = tmp.path().join("g/c");
@@ -125,7 +123,6 @@ proptest! {
 
     /// Any text, and a valid file with a byte range cut out or replaced, reads as a value or as
     /// one line naming the file: never a panic.
-    #[test]
     fn mangled_files_never_panic(
         cut in 0usize..200,
         len in 0usize..12,
@@ -182,3 +179,9 @@ fn read_as(which: usize, text: &str) -> Option<String> {
             .map(|e| e.to_string()),
     }
 }
+
+crate::tests![
+    every_broken_file_is_one_line_naming_file_line_and_field,
+    a_broken_agentskills_case_toml_names_file_line_and_field,
+    mangled_files_never_panic,
+];

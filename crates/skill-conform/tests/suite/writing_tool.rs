@@ -58,7 +58,6 @@ fn observe(id: &str) -> CaseObservation {
     observe_case(&stand_in(id), home.path(), &fixture_case(id)).expect("observed")
 }
 
-#[test]
 fn a_file_the_tool_reaches_and_says_nothing_about_is_accepted() {
     let seen = observe("frontmatter/colon-space");
     assert_eq!(seen.validated, ["."]);
@@ -69,7 +68,6 @@ fn a_file_the_tool_reaches_and_says_nothing_about_is_accepted() {
     assert_eq!(seen.skill_md.len(), 1);
 }
 
-#[test]
 fn the_tools_error_is_recorded_with_its_message() {
     let seen = observe("frontmatter/broken-tab");
     let Observation::Errors { errors, .. } = &seen.skill_md["{root0}/broken-tab/SKILL.md"] else {
@@ -84,7 +82,6 @@ fn the_tools_error_is_recorded_with_its_message() {
         .starts_with("errors: YAML frontmatter failed to parse"));
 }
 
-#[test]
 fn a_warning_is_accepts_warns() {
     let seen = observe("frontmatter/no-frontmatter");
     let cell = seen.skill_md["{root0}/no-frontmatter/SKILL.md"].cell();
@@ -94,7 +91,6 @@ fn a_warning_is_accepts_warns() {
     );
 }
 
-#[test]
 fn a_file_the_probe_does_not_reach_is_not_seen() {
     // The colon-space recording never mentions this case's files: not reached.
     let home = crate::common::tempdir();
@@ -109,7 +105,6 @@ fn a_file_the_probe_does_not_reach_is_not_seen() {
         .contains_key("{root0}/a-group/deep/dup/SKILL.md"));
 }
 
-#[test]
 fn roots_not_named_skills_are_validated_nowhere() {
     let case = fixture_case("discovery/two-roots-ab");
     let home = crate::common::tempdir();
@@ -134,7 +129,6 @@ fn sh(script: &str, timeout: Duration) -> Tool {
     }
 }
 
-#[test]
 fn a_hanging_tool_times_out_and_its_whole_group_is_killed() {
     let dir = crate::common::tempdir();
     let pidfile = dir.path().join("pid");
@@ -162,7 +156,6 @@ fn a_hanging_tool_times_out_and_its_whole_group_is_killed() {
     assert!(gone(pid), "the grandchild {pid} outlived the timeout");
 }
 
-#[test]
 fn the_tool_runs_with_a_temporary_home_and_no_network_env_only() {
     let home = crate::common::tempdir();
     let tool = sh(
@@ -181,7 +174,6 @@ fn the_tool_runs_with_a_temporary_home_and_no_network_env_only() {
     assert!(!again["env"].as_str().unwrap().contains("LEAK_PROBE"));
 }
 
-#[test]
 fn a_reply_that_is_not_json_or_a_crash_is_an_error_not_an_observation() {
     let home = crate::common::tempdir();
     let garbage = sh("echo nope", Duration::from_secs(5));
@@ -217,7 +209,6 @@ fn repo_without_tool(recorded: Option<&str>) -> (tempfile::TempDir, Layout) {
     (dir, layout)
 }
 
-#[test]
 fn without_the_tool_the_file_is_kept_and_the_reason_printed() {
     let (dir, layout) = repo_without_tool(Some("kept\n"));
     let note = writing_tool::refresh_in(dir.path(), &layout).unwrap();
@@ -227,7 +218,6 @@ fn without_the_tool_the_file_is_kept_and_the_reason_printed() {
     assert_eq!(kept, "kept\n");
 }
 
-#[test]
 fn a_failed_probe_is_the_reason() {
     let spec = tool::ToolSpec {
         package: "p".into(),
@@ -240,7 +230,6 @@ fn a_failed_probe_is_the_reason() {
     assert!(why.contains("no-such-program-skill-conform"), "{why}");
 }
 
-#[test]
 fn without_a_file_every_cell_says_not_measured() {
     let (_dir, layout) = repo_without_tool(None);
     let column = Column::load(&layout.goldens);
@@ -274,7 +263,6 @@ fn one(location: &str, observation: Observation) -> CaseOutcome {
     })
 }
 
-#[test]
 fn check_flags_a_hand_edit_an_unknown_case_and_a_broken_expectation() {
     let errors = Observation::Errors {
         errors: vec!["bad".into()],
@@ -312,7 +300,6 @@ fn check_flags_a_hand_edit_an_unknown_case_and_a_broken_expectation() {
     assert!(problems.contains("`frontmatter/colon-space` expects `writing_tool = \"accepts\"`, the tool says errors: bad"), "{problems}");
 }
 
-#[test]
 fn an_expectation_holds_only_on_what_it_says() {
     let mut case = fixture_case("frontmatter/colon-space");
     let seen = |o: Observation| CaseObservation {
@@ -340,7 +327,6 @@ fn an_expectation_holds_only_on_what_it_says() {
     assert!(writing_tool::expectation_problem(&case, &accepts).is_some());
 }
 
-#[test]
 fn the_table_lists_where_the_reference_and_the_tool_part_ways() {
     let cases: Vec<CaseSpec> = [
         "frontmatter/no-frontmatter",
@@ -387,8 +373,6 @@ fn the_table_lists_where_the_reference_and_the_tool_part_ways() {
 
 /// The real tool, set up from npm, observes what goldens/writing-tool.json records.
 /// `.ci/run` runs it when npm can install the tool: `cargo test --test writing_tool -- --ignored`.
-#[test]
-#[ignore = "installs ~370 MB from npm; run by .ci/run"]
 fn the_real_tool_observes_what_the_goldens_record() {
     let spec = tool::read_spec(&repo()).unwrap();
     let program = tool::set_up(&repo(), &spec).expect("the tool sets up");
@@ -411,7 +395,6 @@ fn the_real_tool_observes_what_the_goldens_record() {
 
 /// `run` reads the recorded observations (it never starts the tool) and its summary.md says
 /// where the reference and the tool part ways for the cases it ran.
-#[test]
 fn the_run_summary_lists_where_the_reference_and_the_tool_part_ways() {
     let reports = crate::common::tempdir();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_skill-conform"))
@@ -445,7 +428,6 @@ fn the_run_summary_lists_where_the_reference_and_the_tool_part_ways() {
 
 /// `corpus --writing-tool`: a real folder is copied as a plugin's `skills/` (never written),
 /// observed, and a skill the tool accepts that the reference skips is listed.
-#[test]
 fn corpus_lists_a_skill_the_tool_accepts_that_the_reference_drops() {
     use skill_conform::writing_tool::corpus;
     let folder = crate::common::tempdir();
@@ -499,7 +481,6 @@ fn corpus_lists_a_skill_the_tool_accepts_that_the_reference_drops() {
     );
 }
 
-#[test]
 fn the_fixture_fingerprint_sees_bytes_names_and_link_targets() {
     let dir = crate::common::tempdir();
     let print = || writing_tool::fixture_fingerprint(dir.path());
@@ -517,7 +498,6 @@ fn the_fixture_fingerprint_sees_bytes_names_and_link_targets() {
     assert_ne!(third, print());
 }
 
-#[test]
 fn goldens_write_keeps_a_case_whose_fixture_tool_and_observer_are_unchanged() {
     let cases: Vec<CaseSpec> = ["frontmatter/colon-space", "frontmatter/broken-tab"]
         .map(fixture_case)
@@ -568,7 +548,6 @@ fn goldens_write_keeps_a_case_whose_fixture_tool_and_observer_are_unchanged() {
 
 /// The tool prints `a<U+E000>/SKILL.md` as `a/SKILL.md` (recorded from 2.1.328): the one file
 /// that printed path can only mean is the one observed, not a file it never reached.
-#[test]
 fn a_path_printed_without_a_private_use_character_is_the_file_it_means() {
     let seen = observe("discovery/codepoint-astral");
     assert_eq!(
@@ -584,3 +563,26 @@ fn a_path_printed_without_a_private_use_character_is_the_file_it_means() {
         "{seen:?}"
     );
 }
+
+crate::tests![
+    a_file_the_tool_reaches_and_says_nothing_about_is_accepted,
+    the_tools_error_is_recorded_with_its_message,
+    a_warning_is_accepts_warns,
+    a_file_the_probe_does_not_reach_is_not_seen,
+    roots_not_named_skills_are_validated_nowhere,
+    a_hanging_tool_times_out_and_its_whole_group_is_killed,
+    the_tool_runs_with_a_temporary_home_and_no_network_env_only,
+    a_reply_that_is_not_json_or_a_crash_is_an_error_not_an_observation,
+    without_the_tool_the_file_is_kept_and_the_reason_printed,
+    a_failed_probe_is_the_reason,
+    without_a_file_every_cell_says_not_measured,
+    check_flags_a_hand_edit_an_unknown_case_and_a_broken_expectation,
+    an_expectation_holds_only_on_what_it_says,
+    the_table_lists_where_the_reference_and_the_tool_part_ways,
+    the_real_tool_observes_what_the_goldens_record = ignore "installs ~370 MB from npm; run by .ci/run",
+    the_run_summary_lists_where_the_reference_and_the_tool_part_ways,
+    corpus_lists_a_skill_the_tool_accepts_that_the_reference_drops,
+    the_fixture_fingerprint_sees_bytes_names_and_link_targets,
+    goldens_write_keeps_a_case_whose_fixture_tool_and_observer_are_unchanged,
+    a_path_printed_without_a_private_use_character_is_the_file_it_means,
+];
