@@ -38,6 +38,7 @@ mod msrv;
 mod port_columns;
 mod ports;
 mod protocol_schema;
+mod registration;
 mod report_html;
 mod report_schema;
 mod report_snapshots;
@@ -113,6 +114,7 @@ fn main() -> std::process::ExitCode {
         report_html::tests(),
         report_schema::tests(),
         report_snapshots::tests(),
+        registration::tests(),
         reproduce::tests(),
         rundiff_cli::tests(),
         sandbox::tests(),
