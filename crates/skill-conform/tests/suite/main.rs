@@ -27,6 +27,7 @@ mod containment;
 mod corpus;
 mod corpus_html;
 mod determinism;
+mod doc_blocks;
 mod fault_injection;
 mod fixture_escape;
 mod function_length;
@@ -100,6 +101,7 @@ fn main() -> std::process::ExitCode {
         corpus::tests(),
         corpus_html::tests(),
         determinism::tests(),
+        doc_blocks::tests(),
         fault_injection::tests(),
         fixture_escape::tests(),
         function_length::tests(),
