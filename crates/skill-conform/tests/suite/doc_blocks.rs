@@ -6,14 +6,8 @@
 const NOT_RUST: [&str; 7] = ["toml", "text", "sh", "json", "console", "yaml", "markdown"];
 
 fn every_doc_block_is_one_rustdoc_would_not_run() {
-    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut rust_blocks = Vec::new();
-    for entry in walkdir::WalkDir::new(&src).sort_by_file_name() {
-        let entry = entry.unwrap();
-        if entry.path().extension().is_none_or(|e| e != "rs") {
-            continue;
-        }
-        let text = std::fs::read_to_string(entry.path()).unwrap();
+    for (path, text) in crate::common::rust_sources("src") {
         let mut inside = false;
         for (number, line) in text.lines().enumerate() {
             let line = line.trim_start();
@@ -27,7 +21,7 @@ fn every_doc_block_is_one_rustdoc_would_not_run() {
                 continue;
             };
             if !inside && !NOT_RUST.contains(&info.trim()) {
-                rust_blocks.push(format!("{}:{}", entry.path().display(), number + 1));
+                rust_blocks.push(format!("{}:{}", path.display(), number + 1));
             }
             inside = !inside;
         }

@@ -35,18 +35,9 @@ fn long_functions(file: &str, text: &str) -> Vec<(String, usize, String, usize)>
 fn no_function_in_src_is_longer_than_80_lines() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut long = Vec::new();
-    for entry in walkdir::WalkDir::new(&src).sort_by_file_name() {
-        let entry = entry.unwrap();
-        if entry.path().extension().is_some_and(|e| e == "rs") {
-            let text = std::fs::read_to_string(entry.path()).unwrap();
-            let name = entry
-                .path()
-                .strip_prefix(&src)
-                .unwrap()
-                .display()
-                .to_string();
-            long.extend(long_functions(&name, &text));
-        }
+    for (path, text) in crate::common::rust_sources("src") {
+        let name = path.strip_prefix(&src).unwrap().display().to_string();
+        long.extend(long_functions(&name, &text));
     }
     assert!(long.is_empty(), "functions over {LIMIT} lines: {long:#?}");
 }

@@ -4,17 +4,11 @@
 //! may appear here.
 
 fn no_test_attribute_is_compiled_out() {
-    let suite = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/suite");
     let mut found = Vec::new();
-    for entry in walkdir::WalkDir::new(&suite).sort_by_file_name() {
-        let entry = entry.unwrap();
-        if entry.path().extension().is_none_or(|e| e != "rs") {
-            continue;
-        }
-        let text = std::fs::read_to_string(entry.path()).unwrap();
+    for (path, text) in crate::common::rust_sources("tests/suite") {
         for (number, line) in text.lines().enumerate() {
             if line.trim_start().starts_with(concat!("#[", "test]")) {
-                found.push(format!("{}:{}", entry.path().display(), number + 1));
+                found.push(format!("{}:{}", path.display(), number + 1));
             }
         }
     }

@@ -55,6 +55,22 @@ pub fn skill_conform(args: &[&str]) -> Output {
         .expect("skill-conform runs")
 }
 
+/// Every `.rs` file under `dir` (this crate's own folder, say `src`), in sorted order, with
+/// its path and text: what the source-scanning tests read.
+pub fn rust_sources(dir: &str) -> Vec<(PathBuf, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    walkdir::WalkDir::new(&root)
+        .sort_by_file_name()
+        .into_iter()
+        .map(|entry| entry.unwrap().into_path())
+        .filter(|path| path.extension().is_some_and(|e| e == "rs"))
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).unwrap();
+            (path, text)
+        })
+        .collect()
+}
+
 /// Copies the directory `from` to `to` (created), files and directories, in sorted order.
 pub fn copy_tree(from: &Path, to: &Path) {
     for entry in walkdir::WalkDir::new(from).sort_by_file_name() {
