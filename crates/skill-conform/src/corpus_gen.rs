@@ -12,9 +12,9 @@ use std::fs;
 use std::io;
 use std::path::Path;
 
-use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use chacha20::ChaCha8Rng;
+use rand::seq::IndexedRandom;
+use rand::{RngExt, SeedableRng};
 
 /// What a generated tree contains, for reports.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -35,9 +35,9 @@ const WORDS: &[&str] = &[
 /// A whole `SKILL.md`: frontmatter shapes weighted towards the plain ones real catalogues
 /// mostly hold, then a short body.
 fn skill_file(rng: &mut ChaCha8Rng, name: &str) -> String {
-    let topic = WORDS[rng.gen_range(0..WORDS.len())];
+    let topic = WORDS[rng.random_range(0..WORDS.len())];
     let mut crlf_body = false;
-    let mut text = match rng.gen_range(0..27) {
+    let mut text = match rng.random_range(0..27) {
         0..=13 => format!("---\nname: {name}\ndescription: Helps with {topic} work for {name}.\n---\n"),
         14 => format!("---\nname: {name}\ndescription: Handles {topic}. Use when: the user mentions {topic}.\n---\n"),
         15 => format!("---\nname: {name}\ndescription: \"Quoted {topic}: with a colon.\"\n---\n"),
@@ -54,7 +54,7 @@ fn skill_file(rng: &mut ChaCha8Rng, name: &str) -> String {
             crlf_body = true;
             format!("---\r\nname: {name}\r\ndescription: CRLF throughout, {topic}.\r\n---\r\n")
         }
-        _ => match rng.gen_range(0..3) {
+        _ => match rng.random_range(0..3) {
             0 => format!("---\nname: {name}\ndescription: First {topic}.\ndescription: Second {topic}.\n---\n"),
             1 => format!("---\nname: {name}-first\nname: {name}\ndescription: Duplicate name key, {topic}.\n---\n"),
             _ => format!("---\nname: {name}\ndescription: yes\n---\n"),
@@ -93,18 +93,18 @@ pub(crate) fn generate_with_progress(
     fs::create_dir_all(dir)?;
     let mut top_names: Vec<String> = Vec::new();
     for i in 0..skills {
-        let word = WORDS[rng.gen_range(0..WORDS.len())];
+        let word = WORDS[rng.random_range(0..WORDS.len())];
         let name = format!("{word}-{i:05}");
         // Where the skill lives: mostly top level, some in categories, some plugin-synced
         // copies of an earlier top-level name (a duplicate at another depth), a few of them
         // nested two levels deeper, as plugin marketplaces lay them out.
-        let (relative, skill_name) = match rng.gen_range(0..10) {
+        let (relative, skill_name) = match rng.random_range(0..10) {
             0..=5 => (name.clone(), name.clone()),
             6 | 7 => (format!("{word}/{name}"), name.clone()),
             _ => match top_names.choose(&mut rng) {
                 Some(existing) => {
-                    let id = rng.gen::<u32>();
-                    let place = if rng.gen_ratio(1, 4) {
+                    let id = rng.random::<u32>();
+                    let place = if rng.random_ratio(1, 4) {
                         format!("plugins/{id:08x}/skills/{existing}")
                     } else {
                         format!("synced/{id:08x}/{existing}")
@@ -124,8 +124,8 @@ pub(crate) fn generate_with_progress(
             skill_file(&mut rng, &skill_name),
         )?;
         tree.skill_files += 1;
-        for f in 0..rng.gen_range(0..8) {
-            let sub = match rng.gen_range(0..4) {
+        for f in 0..rng.random_range(0..8) {
+            let sub = match rng.random_range(0..4) {
                 0 => "scripts/",
                 1 => "reference/",
                 _ => "",
@@ -135,7 +135,7 @@ pub(crate) fn generate_with_progress(
             fs::write(path, "resource\n")?;
             tree.other_files += 1;
         }
-        if rng.gen_ratio(1, 100) {
+        if rng.random_ratio(1, 100) {
             let link = dir.join(format!("linked-{i:05}"));
             std::os::unix::fs::symlink(&relative, link)?;
             tree.links += 1;

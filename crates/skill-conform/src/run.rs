@@ -24,10 +24,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use chacha20::ChaCha8Rng;
 use libtest_mimic::{Arguments, Failed, Trial};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 
 use crate::case::CaseId;
 use crate::error::{Error, ExitCode};

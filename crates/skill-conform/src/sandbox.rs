@@ -304,14 +304,14 @@ fn alternating_bases(candidates: &[PathBuf]) -> Vec<Vec<PathBuf>> {
 
 /// The entry-order generator of one sandbox: ChaCha8 seeded with SHA-256 of the run's seed,
 /// the pass and the case id.
-fn entry_rng(seed: u64, pass: u32, case: &CaseId) -> rand_chacha::ChaCha8Rng {
+fn entry_rng(seed: u64, pass: u32, case: &CaseId) -> chacha20::ChaCha8Rng {
     use rand::SeedableRng;
     use sha2::{Digest, Sha256};
     let mut hash = Sha256::new();
     hash.update(seed.to_le_bytes());
     hash.update(pass.to_le_bytes());
     hash.update(case.to_string().as_bytes());
-    rand_chacha::ChaCha8Rng::from_seed(hash.finalize().into())
+    chacha20::ChaCha8Rng::from_seed(hash.finalize().into())
 }
 
 /// Adds every entry of every directory below `dir` (links and renamed entries too) back to
@@ -319,7 +319,7 @@ fn entry_rng(seed: u64, pass: u32, case: &CaseId) -> rand_chacha::ChaCha8Rng {
 /// which makes it the directory's newest entry. A filesystem that lists by creation (tmpfs)
 /// then lists the entries in that order; one that lists by a hash of the names (ext4) is
 /// unchanged. Symlinks are moved, never followed.
-fn readd_shuffled(dir: &Path, rng: &mut rand_chacha::ChaCha8Rng) -> io::Result<()> {
+fn readd_shuffled(dir: &Path, rng: &mut chacha20::ChaCha8Rng) -> io::Result<()> {
     let mut names = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         names.push(entry?.file_name());
