@@ -57,10 +57,10 @@ pub fn parse<T: DeserializeOwned>(file: &Path, text: &str) -> Result<T, TomlProb
         problem,
         message: error.message().trim().replace('\n', "; "),
     };
-    if let Err(error) = text.parse::<toml::Table>() {
-        return Err(problem(&error, Vec::new(), Problem::Syntax));
-    }
-    serde_path_to_error::deserialize(toml::Deserializer::new(text)).map_err(|error| {
+    let syntax = |error: toml::de::Error| problem(&error, Vec::new(), Problem::Syntax);
+    text.parse::<toml::Table>().map_err(syntax)?;
+    let deserializer = toml::Deserializer::parse(text).map_err(syntax)?;
+    serde_path_to_error::deserialize(deserializer).map_err(|error| {
         let mut path = steps(error.path());
         let inner = error.into_inner();
         let kind = classify(inner.message());
