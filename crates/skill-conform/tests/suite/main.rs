@@ -75,10 +75,17 @@ macro_rules! tests {
     };
 }
 
-/// A test function as a trial; libtest-mimic fails it with the panic's message.
+/// A test function as a trial; libtest-mimic fails it with the panic's message. With
+/// `SUITE_TIMES` set, each trial's wall time goes to stderr (`time 1.234 s module::name`), to
+/// find where a slow suite spends it.
 pub(crate) fn trial(module: &str, name: &str, body: fn()) -> Trial {
-    Trial::test(format!("{module}::{name}"), move || {
+    let full = format!("{module}::{name}");
+    Trial::test(full.clone(), move || {
+        let began = std::time::Instant::now();
         body();
+        if std::env::var_os("SUITE_TIMES").is_some() {
+            eprintln!("time {:.3} s {full}", began.elapsed().as_secs_f64());
+        }
         Ok(())
     })
 }
