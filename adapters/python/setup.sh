@@ -62,6 +62,11 @@ else
   [ -n "$base" ] \
     || die "$found is $("$found" -c 'import platform; print(platform.python_version())' 2>/dev/null || echo '?') and no python3.11+ was found; toolnexus needs Python >= 3.11"
 fi
+# The interpreter itself, not a wrapper such as a pyenv shim: `pyenv exec` rehashes its shims
+# after every `python -m pip`, which fails where the shims are not writable (under the runner's
+# containment), so the pinned pip below fell back to ensurepip, 2.5 s more on every set-up.
+real_base="$("$base" -c 'import sys; print(sys.executable)' 2>/dev/null || true)"
+[ -x "$real_base" ] && base="$real_base"
 
 # --- what to install, and where.
 if [ "$mode" = version ]; then
