@@ -1,7 +1,7 @@
 //! The 17 issue-93 shapes of `TN-YAML-1` (CONTRACT.md), asserted on exact descriptions and skip reasons:
 //! 14 accepted, 3 `missing-name`, no `malformed-frontmatter`.
 
-mod common;
+use crate::common;
 
 use common::{options, output, rel, Tree};
 use skill_ref::{Config, SkipReason};

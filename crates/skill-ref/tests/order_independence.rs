@@ -2,7 +2,7 @@
 //! (Filesystems return entries in creation order, hash order or anything else; the contract
 //! sorts every read.)
 
-mod common;
+use crate::common;
 
 use common::{options, output, Tree};
 use proptest::prelude::*;

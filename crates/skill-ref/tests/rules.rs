@@ -2,7 +2,7 @@
 //! loader (it must pass) and against the mutants that break its rule (it must fail): the
 //! mutation habit, kept as a test so a check that stops discriminating is noticed.
 
-mod common;
+use crate::common;
 
 use common::{load, options, output, rel, Tree};
 use skill_ref::{Config, Mutant, SampleLimit, SkipReason};
@@ -51,7 +51,6 @@ fn skips(config: &Config, tree: &Tree, roots: &[&str]) -> Vec<(String, SkipReaso
         .collect()
 }
 
-#[path = "rules/more.rs"]
 mod more;
 
 fn pair(a: &str, b: &str) -> (String, String) {
