@@ -732,9 +732,14 @@ fn pipelined_flaky() -> Result<(), Failed> {
 }
 
 fn pipelined_deadlines() -> Result<(), Failed> {
-    // Three cases of 0.6 s each, all sent at once, with a 1 s budget per case: the third reply
-    // comes 1.8 s after it was sent, but only 0.6 s after the reply before it.
-    let mut session = start(adapter(None).env(SLOW_MS, "600"))?;
+    // Three cases of 0.4 s each, all sent at once, with a 0.8 s budget per case: the third reply
+    // comes 1.2 s after it was sent, but only 0.4 s after the reply before it.
+    let timeouts = Timeouts {
+        run: Duration::from_millis(800),
+        ..timeouts()
+    };
+    let mut session = Session::start(adapter(None).env(SLOW_MS, "400"), timeouts)
+        .map_err(|evidence| format!("start failed: {evidence:?}"))?;
     let received = pipelined(&mut session, &["s/1", "s/2", "s/3"]);
     for (case, reply, duration) in &received {
         check(
@@ -742,7 +747,7 @@ fn pipelined_deadlines() -> Result<(), Failed> {
             &format!("{case} ran within its own budget: {reply:?}"),
         )?;
         check(
-            *duration >= Duration::from_millis(550) && *duration < Duration::from_millis(1000),
+            *duration >= Duration::from_millis(350) && *duration < Duration::from_millis(800),
             &format!("{case} took its own time, not its queue's: {duration:?}"),
         )?;
     }
