@@ -153,7 +153,7 @@ mod tests {
 
     #[test]
     fn a_hanging_helper_ends_at_its_timeout_with_its_whole_group() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_tempdir::tempdir();
         let pidfile = dir.path().join("child.pid");
         let script = format!("sleep 600 & echo $! > '{}'; wait", pidfile.display());
         let start = Instant::now();

@@ -100,7 +100,7 @@ mod tests {
 
     #[test]
     fn a_confined_command_gets_its_tmpdir_and_the_isolate_step_when_available() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_tempdir::tempdir();
         let command = confine(AdapterCommand::new(["serve"]), dir.path(), dir.path(), None);
         assert!(command
             .env

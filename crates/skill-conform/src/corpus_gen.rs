@@ -169,9 +169,9 @@ mod tests {
     #[test]
     fn same_seed_same_tree_other_seed_other_tree() {
         let (a, b, c) = (
-            tempfile::tempdir().unwrap(),
-            tempfile::tempdir().unwrap(),
-            tempfile::tempdir().unwrap(),
+            crate::test_tempdir::tempdir(),
+            crate::test_tempdir::tempdir(),
+            crate::test_tempdir::tempdir(),
         );
         let ta = generate(a.path(), 60, 7).unwrap();
         let tb = generate(b.path(), 60, 7).unwrap();
@@ -184,7 +184,7 @@ mod tests {
 
     #[test]
     fn the_hazard_shapes_are_drawn() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_tempdir::tempdir();
         generate(dir.path(), 400, 1).unwrap();
         let files = listing(dir.path());
         let skill = |needle: &[u8]| {

@@ -457,7 +457,7 @@ mod tests {
 
     #[test]
     fn each_profile_lists_its_own_goldens_and_no_other() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_tempdir::tempdir();
         for rel in [
             "TABLE.md",
             "g/c.json",

@@ -53,7 +53,7 @@ mod tests {
 
     #[test]
     fn an_edited_golden_and_a_dropped_file_are_changes() {
-        let repo = tempfile::tempdir().unwrap();
+        let repo = crate::test_tempdir::tempdir();
         let goldens = repo.path().join("goldens/g");
         std::fs::create_dir_all(&goldens).unwrap();
         std::fs::write(goldens.join("c.json"), "{}").unwrap();

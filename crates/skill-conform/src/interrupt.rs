@@ -200,7 +200,7 @@ mod tests {
 
     #[test]
     fn a_dropped_guard_unregisters() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_tempdir::tempdir();
         let guard = register_dir(dir.path());
         assert!(is_registered_dir(dir.path()));
         drop(guard);

@@ -103,5 +103,7 @@ pub mod sandbox;
 pub mod session;
 mod setup_memory;
 pub mod tamper;
+#[cfg(test)]
+mod test_tempdir;
 mod toml_file;
 pub mod writing_tool;

@@ -90,7 +90,7 @@ mod tests {
 
     #[test]
     fn a_checkout_names_its_path_and_commit() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_tempdir::tempdir();
         let path = std::fs::canonicalize(dir.path()).unwrap();
         let given = format!("python={}", path.display());
         // Not a git repository: the path alone.

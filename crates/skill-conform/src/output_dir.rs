@@ -27,7 +27,7 @@ mod tests {
 
     #[test]
     fn a_file_where_the_directory_should_be_is_refused_and_a_new_dir_is_made() {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = crate::test_tempdir::tempdir();
         let file = tmp.path().join("file");
         std::fs::write(&file, "x").unwrap();
         let error = check_writable(&file.join("reports"), "--report-dir").unwrap_err();

@@ -91,7 +91,7 @@ mod tests {
 
     #[test]
     fn an_armed_run_writes_its_results_marked_interrupted() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_tempdir::tempdir();
         *slot() = Some(Armed {
             results: Results::new(),
             report_dir: dir.path().to_owned(),

@@ -623,7 +623,7 @@ mod tests {
 
     #[test]
     fn a_hanging_probe_and_a_hanging_setup_end_at_their_timeout_with_no_survivor() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_tempdir::tempdir();
         let timeout = Duration::from_millis(300);
         let err = probe_ok(&hanging(dir.path()), timeout).unwrap_err();
         assert!(err.contains("took longer than 300ms"), "{err}");
@@ -641,7 +641,7 @@ mod tests {
 
     #[test]
     fn a_bad_ports_toml_names_file_and_line() {
-        let repo = tempfile::tempdir().unwrap();
+        let repo = crate::test_tempdir::tempdir();
         std::fs::create_dir(repo.path().join("adapters")).unwrap();
         let text =
             "[ports.py]\nlanguage = \"python\"\nrun = [\"x\"]\nversion = \"1\"\nprobes = []\n";
@@ -769,13 +769,13 @@ mod tests {
     }
 
     fn resolve_fake(ports: &BTreeMap<String, PortSpec>, request: &str) -> Resolved {
-        let repo = tempfile::tempdir().unwrap();
+        let repo = crate::test_tempdir::tempdir();
         resolve_fake_in(repo.path(), ports, request)
     }
 
     /// Resolves in `repo` (where a failed set-up leaves its marker).
     fn resolve_fake_in(repo: &Path, ports: &BTreeMap<String, PortSpec>, request: &str) -> Resolved {
-        let home = tempfile::tempdir().unwrap();
+        let home = crate::test_tempdir::tempdir();
         let request = PortRequest::parse_port(request).unwrap();
         resolve(&request, ports, repo, home.path())
     }
@@ -801,7 +801,7 @@ mod tests {
     /// `adapters/<port>/.cache` yet: set-up makes it first.
     #[test]
     fn set_up_creates_the_port_cache_it_may_write() {
-        let repo = tempfile::tempdir().unwrap();
+        let repo = crate::test_tempdir::tempdir();
         let ports = spec("true", "echo /opt/adapter");
         let cache = repo.path().join("adapters/fake/.cache");
         assert!(!cache.exists());
@@ -833,7 +833,7 @@ mod tests {
 
     #[test]
     fn a_failed_set_up_is_remembered_until_the_version_or_the_probes_change() {
-        let repo = tempfile::tempdir().unwrap();
+        let repo = crate::test_tempdir::tempdir();
         let runs = repo.path().join("runs");
         let failing = format!(
             "echo run >> {}; echo 'no network' >&2; exit 1",
@@ -867,7 +867,7 @@ mod tests {
 
     #[test]
     fn a_missing_local_checkout_is_unavailable_and_skips_set_up() {
-        let marker = tempfile::tempdir().unwrap();
+        let marker = crate::test_tempdir::tempdir();
         let ran = marker.path().join("ran");
         let ports = spec("true", &format!("touch {}", ran.display()));
         let reason = reason(resolve_fake(&ports, "fake=/nonexistent/checkout"));

@@ -32,7 +32,7 @@ mod tests {
     use super::*;
 
     fn repo_with_subdir() -> (tempfile::TempDir, PathBuf) {
-        let root = tempfile::tempdir().unwrap();
+        let root = crate::test_tempdir::tempdir();
         std::fs::create_dir_all(root.path().join("adapters")).unwrap();
         std::fs::write(root.path().join(MARKER), "").unwrap();
         let deep = root.path().join("target/debug");
@@ -43,7 +43,7 @@ mod tests {
     #[test]
     fn the_current_directory_wins_then_the_binary_then_the_cwd_itself() {
         let (repo, deep) = repo_with_subdir();
-        let elsewhere = tempfile::tempdir().unwrap();
+        let elsewhere = crate::test_tempdir::tempdir();
         let exe = deep.join("skill-conform");
         // From a subdirectory of the repository.
         assert_eq!(locate(None, &deep, None), repo.path());

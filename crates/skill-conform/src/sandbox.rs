@@ -883,7 +883,7 @@ mod tests {
     #[test]
     fn passes_alternate_only_between_usable_bases_on_different_filesystems() {
         let paths = |list: &[&str]| list.iter().map(PathBuf::from).collect::<Vec<_>>();
-        let one = tempfile::tempdir().unwrap();
+        let one = crate::test_tempdir::tempdir();
         let other = one.path().join("same-filesystem");
         std::fs::create_dir(&other).unwrap();
         let same = [one.path().to_owned(), other];
@@ -962,7 +962,7 @@ mod tests {
 
     #[test]
     fn one_byte_reads_refuse_fifos_and_devices_without_blocking() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_tempdir::tempdir();
         let fifo = dir.path().join("fifo");
         let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
         assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
@@ -976,7 +976,7 @@ mod tests {
 
     #[test]
     fn resolution_follows_links_inside_and_stops_at_the_top() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_tempdir::tempdir();
         let root = dir.path();
         std::fs::create_dir_all(root.join("s/a")).unwrap();
         std::os::unix::fs::symlink("..", root.join("s/a/up")).unwrap();

@@ -145,7 +145,7 @@ mod tests {
 
     #[test]
     fn a_failure_is_recalled_for_its_key_only_and_a_success_forgets_it() {
-        let repo = tempfile::tempdir().unwrap();
+        let repo = crate::test_tempdir::tempdir();
         let key = SetupKey::new("0.21.0", "Python 3.11.2\n");
         assert!(!has_marker(repo.path(), "python"));
         record(repo.path(), "python", &key, &Err("pip: no network".into()));
@@ -170,7 +170,7 @@ mod tests {
 
     #[test]
     fn a_success_is_remembered_for_its_key_only_until_that_key_fails() {
-        let repo = tempfile::tempdir().unwrap();
+        let repo = crate::test_tempdir::tempdir();
         let key = SetupKey::new("0.21.0", "Python 3.11.2\n");
         let newer = SetupKey::new("0.22.0", "Python 3.11.2\n");
         let other_python = SetupKey::new("0.21.0", "Python 3.12.1\n");

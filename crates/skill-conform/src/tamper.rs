@@ -239,7 +239,7 @@ mod tests {
 
     /// A small repository: two guarded trees, two ports, and files nothing guards.
     fn repository() -> tempfile::TempDir {
-        let repo = tempfile::tempdir().unwrap();
+        let repo = crate::test_tempdir::tempdir();
         let root = repo.path();
         write(&root.join("conformance-fixtures/g/c/case.toml"), "case");
         write(
@@ -270,10 +270,10 @@ mod tests {
 
     #[test]
     fn a_digest_does_not_depend_on_creation_order() {
-        let one = tempfile::tempdir().unwrap();
+        let one = crate::test_tempdir::tempdir();
         write(&one.path().join("b/x"), "1");
         write(&one.path().join("a/y"), "2");
-        let two = tempfile::tempdir().unwrap();
+        let two = crate::test_tempdir::tempdir();
         write(&two.path().join("a/y"), "2");
         write(&two.path().join("b/x"), "1");
         assert_eq!(
@@ -324,9 +324,9 @@ mod tests {
 
     #[test]
     fn symlinks_are_hashed_as_link_text_not_followed() {
-        let outside = tempfile::tempdir().unwrap();
+        let outside = crate::test_tempdir::tempdir();
         write(&outside.path().join("target"), "one");
-        let tree = tempfile::tempdir().unwrap();
+        let tree = crate::test_tempdir::tempdir();
         std::os::unix::fs::symlink(outside.path().join("target"), tree.path().join("link"))
             .unwrap();
         std::os::unix::fs::symlink(outside.path(), tree.path().join("dir-link")).unwrap();
@@ -344,7 +344,7 @@ mod tests {
     #[test]
     fn a_guarded_tree_that_is_a_symlink_is_not_followed() {
         let repo = repository();
-        let elsewhere = tempfile::tempdir().unwrap();
+        let elsewhere = crate::test_tempdir::tempdir();
         write(&elsewhere.path().join("g/c.json"), "{}");
         fs::remove_dir_all(repo.path().join("goldens")).unwrap();
         std::os::unix::fs::symlink(elsewhere.path(), repo.path().join("goldens")).unwrap();
@@ -359,7 +359,7 @@ mod tests {
 
     #[test]
     fn a_fifo_is_recorded_without_being_opened() {
-        let tree = tempfile::tempdir().unwrap();
+        let tree = crate::test_tempdir::tempdir();
         let fifo = std::ffi::CString::new(tree.path().join("fifo").to_str().unwrap()).unwrap();
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
         let digest = digest_tree(tree.path()).unwrap();
@@ -371,7 +371,7 @@ mod tests {
 
     #[test]
     fn a_sandbox_digest_sees_a_modified_sandbox() {
-        let fixtures = tempfile::tempdir().unwrap();
+        let fixtures = crate::test_tempdir::tempdir();
         let dir = fixtures.path().join("g/c");
         let text = "summary = \"s\"\npinned = true\nrules = [\"§2\"]\n";
         write(&dir.join("case.toml"), text);

@@ -674,7 +674,7 @@ mod tests {
 
     #[test]
     fn roots_are_absolute_not_canonical_and_missing_ones_are_named() {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = crate::test_tempdir::tempdir();
         let real = tmp.path().join("real");
         std::fs::create_dir(&real).unwrap();
         let link = tmp.path().join("link");

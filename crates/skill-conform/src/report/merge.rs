@@ -244,7 +244,7 @@ mod tests {
 
     #[test]
     fn merges_one_report_per_port_and_refuses_a_port_twice() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_tempdir::tempdir();
         let a = write(
             dir.path(),
             "a.json",

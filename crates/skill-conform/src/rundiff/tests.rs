@@ -194,7 +194,7 @@ fn two_runs_of_the_same_reference_give_no_transition() {
 
 #[test]
 fn a_missing_base_is_said_not_failed_and_a_missing_new_report_is_a_usage_error() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::test_tempdir::tempdir();
     let new = dir.path().join("new");
     std::fs::create_dir(&new).unwrap();
     let text = serde_json::to_string(&report("1", &[])).unwrap();
@@ -264,7 +264,7 @@ fn job_folders(dir: &Path, reports: &[(&str, Report)]) {
 
 #[test]
 fn folders_of_job_reports_are_compared_as_one_run_each() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::test_tempdir::tempdir();
     let (base, new) = (dir.path().join("base"), dir.path().join("new"));
     let case = |status| [("g/a", true, Some("A"), status)];
     job_folders(

@@ -320,7 +320,7 @@ mod tests {
 
     #[test]
     fn check_finds_what_prepare_finds_without_a_copy() {
-        let root = tempfile::tempdir().unwrap();
+        let root = crate::test_tempdir::tempdir();
         let mut errors = 0;
         for (name, extra) in ROWS {
             let case = case(root.path(), name, extra);

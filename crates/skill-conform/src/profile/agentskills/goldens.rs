@@ -154,7 +154,7 @@ mod tests {
 
     #[test]
     fn write_removes_orphans_and_then_check_is_clean() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::test_tempdir::tempdir();
         let case = dir.path().join("conformance-fixtures/agentskills/g/c");
         fs::create_dir_all(case.join("skills/c")).unwrap();
         fs::write(
