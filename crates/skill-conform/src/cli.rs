@@ -713,7 +713,7 @@ mod tests {
     #[test]
     fn every_flag_a_hint_names_exists() {
         let known = flags();
-        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../skill-conform/src");
         let mut unknown = BTreeSet::new();
         for entry in walkdir::WalkDir::new(&src).sort_by_file_name() {
             let entry = entry.unwrap();
