@@ -154,8 +154,7 @@ fn a_mutant_disagrees_in_place_and_the_tree_is_unchanged() {
     assert!(stdout.contains("loads differ; prompt differs"), "{stdout}");
 
     let report = read_json(&reports.join("corpus.json"));
-    let schema = jsonschema::validator_for(&skill_conform::corpus::schema()).unwrap();
-    let errors: Vec<String> = schema.iter_errors(&report).map(|e| e.to_string()).collect();
+    let errors = crate::common::schema_errors(&skill_conform::corpus::schema(), &report);
     assert!(
         errors.is_empty(),
         "corpus.json breaks its schema: {errors:#?}"

@@ -38,11 +38,7 @@ fn committed_schemas_match_the_report_types() {
 
 fn a_report_of_the_previous_format_validates_and_merges() {
     let report: Value = serde_json::from_str(&std::fs::read_to_string(fixture()).unwrap()).unwrap();
-    let validator = jsonschema::validator_for(&skill_conform::report::format::schema()).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(&report)
-        .map(|e| format!("{} at {}", e, e.instance_path))
-        .collect();
+    let errors = crate::common::schema_errors(&skill_conform::report::format::schema(), &report);
     assert!(errors.is_empty(), "{errors:#?}");
     let merged = skill_conform::report::merge::merge_reports(&[fixture()]).unwrap();
     assert!(
@@ -61,11 +57,7 @@ fn a_corpus_json_of_the_previous_format_validates_and_reads() {
     let text = std::fs::read_to_string(path).unwrap();
     let value: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(value["format"], 1);
-    let validator = jsonschema::validator_for(&skill_conform::corpus::schema()).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(&value)
-        .map(|e| format!("{} at {}", e, e.instance_path))
-        .collect();
+    let errors = crate::common::schema_errors(&skill_conform::corpus::schema(), &value);
     assert!(errors.is_empty(), "{errors:#?}");
     let report = skill_conform::corpus::read(&text).unwrap();
     // Format 1's claim is kept as it was; nothing says it was complete.

@@ -492,8 +492,7 @@ fn report_json_is_canonical_and_redacted() {
     assert!(!text.contains(REPO_DIR), "repo path leaked");
     let value: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(to_canonical_string(&value), text);
-    let schema = jsonschema::validator_for(&skill_conform::report::format::schema()).unwrap();
-    let errors: Vec<String> = schema.iter_errors(&value).map(|e| e.to_string()).collect();
+    let errors = crate::common::schema_errors(&skill_conform::report::format::schema(), &value);
     assert!(
         errors.is_empty(),
         "report.json breaks its schema: {errors:#?}"

@@ -189,3 +189,37 @@ pub fn stand_in_repo(dir: &Path, ports: &[&str], bin: &Path) -> PathBuf {
     std::fs::write(root.join("adapters/ports.toml"), toml).unwrap();
     root
 }
+
+/// Where `instance` breaks `schema` (JSON Schema 2020-12, as schemars writes it): one line per
+/// failing keyword with its instance location; empty when it validates. boon, not jsonschema:
+/// its dependency tree is a third smaller, and the test build waits for it (BENCHMARKS.md,
+/// "First use").
+pub fn schema_errors(schema: &serde_json::Value, instance: &serde_json::Value) -> Vec<String> {
+    let mut schemas = boon::Schemas::new();
+    let mut compiler = boon::Compiler::new();
+    let url = "urn:skill-conform:schema";
+    compiler
+        .add_resource(url, schema.clone())
+        .expect("the schema is a JSON Schema resource");
+    let index = compiler
+        .compile(url, &mut schemas)
+        .unwrap_or_else(|error| panic!("the schema compiles: {error:#}"));
+    match schemas.validate(instance, index) {
+        Ok(()) => Vec::new(),
+        Err(error) => leaves(&error.causes)
+            .into_iter()
+            .chain(error.causes.is_empty().then(|| error.to_string()))
+            .collect(),
+    }
+}
+
+/// The innermost causes of a validation error, as `at LOCATION: WHAT` lines.
+fn leaves(causes: &[boon::ValidationError]) -> Vec<String> {
+    causes
+        .iter()
+        .flat_map(|cause| match cause.causes.is_empty() {
+            true => vec![format!("at {}: {}", cause.instance_location, cause.kind)],
+            false => leaves(&cause.causes),
+        })
+        .collect()
+}
