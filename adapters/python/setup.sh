@@ -42,31 +42,31 @@ mkdir -p "$cache" || die "cannot create $cache"
 export PIP_CACHE_DIR="${PIP_CACHE_DIR:-$cache/pip}"
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PYTHONDONTWRITEBYTECODE=1
 
-# --- the base interpreter: ≥ 3.11, as toolnexus requires.
-min_check='import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'
+# --- the base interpreter: ≥ 3.11, as toolnexus requires; `base` is the interpreter itself
+# (`sys.executable`), not a wrapper such as a pyenv shim: `pyenv exec` rehashes its shims after
+# every `python -m pip`, which fails where the shims are not writable (under the runner's
+# containment), so the pinned pip below fell back to ensurepip, 2.5 s more on every set-up.
+# One start per candidate, a shim's start costing ~0.15 s.
+min_check='import sys; sys.exit(1) if sys.version_info < (3, 11) else print(sys.executable)'
 base=""
 if [ -n "${PYTHON:-}" ]; then
   command -v "$PYTHON" >/dev/null 2>&1 || die "PYTHON=$PYTHON not found"
-  "$PYTHON" -c "$min_check" 2>/dev/null \
+  base="$("$PYTHON" -c "$min_check" 2>/dev/null)" \
     || die "PYTHON=$PYTHON is $("$PYTHON" -c 'import platform; print(platform.python_version())' 2>/dev/null || echo '?'); toolnexus needs Python >= 3.11"
-  base="$PYTHON"
 else
   found=""
   for cand in python3 python3.13 python3.12 python3.11; do
     if command -v "$cand" >/dev/null 2>&1; then
       found="${found:-$cand}"
-      if "$cand" -c "$min_check" 2>/dev/null; then base="$cand"; break; fi
+      if base="$("$cand" -c "$min_check" 2>/dev/null)"; then break; fi
+      base=""
     fi
   done
   [ -n "$found" ] || die "no python3 on PATH; toolnexus needs Python >= 3.11"
   [ -n "$base" ] \
     || die "$found is $("$found" -c 'import platform; print(platform.python_version())' 2>/dev/null || echo '?') and no python3.11+ was found; toolnexus needs Python >= 3.11"
 fi
-# The interpreter itself, not a wrapper such as a pyenv shim: `pyenv exec` rehashes its shims
-# after every `python -m pip`, which fails where the shims are not writable (under the runner's
-# containment), so the pinned pip below fell back to ensurepip, 2.5 s more on every set-up.
-real_base="$("$base" -c 'import sys; print(sys.executable)' 2>/dev/null || true)"
-[ -x "$real_base" ] && base="$real_base"
+[ -x "$base" ] || die "the interpreter reports no usable sys.executable ($base)"
 
 # --- what to install, and where.
 if [ "$mode" = version ]; then
