@@ -157,6 +157,9 @@ pub fn headless(chromium: &Path, profile: &Path, extra: &[&str], url: &str) -> S
             "--window-size=1400,1000",
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
+        // Else it makes ~/.config/chromium/Crash Reports, outside the test's directory.
+        .env("HOME", profile)
+        .env("XDG_CONFIG_HOME", profile)
         .args(extra)
         .arg(url)
         .output()
