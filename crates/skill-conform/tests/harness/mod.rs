@@ -1,6 +1,5 @@
-//! The thread count of our libtest-mimic test binaries (`suite`, `session_faults`), shared so
-//! both read the same knobs as libtest: `--test-threads N`, else `RUST_TEST_THREADS`, else
-//! the binary's own default.
+//! The thread count of our libtest-mimic test binary (`suite`), read from the same knobs as
+//! libtest: `--test-threads N`, else `RUST_TEST_THREADS`, else the binary's own default.
 
 /// `--test-threads` if given, else `RUST_TEST_THREADS` as libtest reads it, else `default`.
 pub fn test_threads(args: &libtest_mimic::Arguments, default: usize) -> usize {

@@ -5,12 +5,13 @@
 //!
 //! The harness is libtest-mimic (`harness = false`), for one reason: the thread count. Most
 //! tests wait on the processes they start (a run, its adapters, chromium), so libtest's default
-//! of one thread per core leaves cores idle; here it is one more than the cores (two cores:
-//! 26.0 s with two threads, 21.0–22.7 s with three). `--test-threads` and `RUST_TEST_THREADS`
+//! of one thread per core leaves cores idle; here it is two more than the cores (two cores:
+//! 26.0 s with two threads, 21.0–22.7 s with three, before `session_faults`, whose trials mostly
+//! sleep, joined; with them, 18.9–19.7 s with three and 17.8–18.4 s with four). `--test-threads` and `RUST_TEST_THREADS`
 //! still decide when given, and filters, `--exact`, `--skip`, `--list` and `--ignored` work as
 //! under libtest. Each module ends with `crate::tests![…]`, the list of its tests; a test is a
 //! plain `fn()` that passes unless it panics.
-//! `session_faults` stays a binary of its own: it is also the fake adapter it starts.
+//! The binary is also the fake adapter that `session_faults` starts (see its doc).
 
 mod common;
 
@@ -46,6 +47,7 @@ mod report_snapshots;
 mod reproduce;
 mod rundiff_cli;
 mod sandbox;
+mod session_faults;
 mod toml_errors;
 mod writing_tool;
 
@@ -91,9 +93,12 @@ pub(crate) fn trial(module: &str, name: &str, body: fn()) -> Trial {
 }
 
 fn main() -> std::process::ExitCode {
+    if let Some(code) = session_faults::serve_if_child() {
+        return code;
+    }
     let mut args = Arguments::from_args();
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    args.test_threads = Some(harness::test_threads(&args, cores + 1));
+    args.test_threads = Some(harness::test_threads(&args, cores + 2));
     let mut tests: Vec<Trial> = [
         adapter_hello::tests(),
         adapter_pins::tests(),
@@ -127,6 +132,7 @@ fn main() -> std::process::ExitCode {
         reproduce::tests(),
         rundiff_cli::tests(),
         sandbox::tests(),
+        session_faults::tests(),
         toml_errors::tests(),
         writing_tool::tests(),
     ]

@@ -1,11 +1,11 @@
 //! Sessions against misbehaving adapters: every fault mode yields its own evidence, the session
 //! recovers for the next case, and no process outlives its session.
 //!
-//! This test binary is also the fake adapter. It has its own `main` (`harness = false`, trials run
-//! by libtest-mimic): started with `SESSION_FAULT_CHILD=1` it serves the adapter protocol through
-//! `session::serve` with a dummy handler and the fault mode in `SESSION_FAULT_MODE`, instead of
-//! running tests. (A libtest harness would print "running N tests" on stdout first, which would
-//! itself be a protocol error.) More knobs for the child:
+//! The suite's binary is also the fake adapter: started with `SESSION_FAULT_CHILD=1`, its `main`
+//! calls [`serve_if_child`], which serves the adapter protocol through `session::serve` with a
+//! dummy handler and the fault mode in `SESSION_FAULT_MODE`, instead of running tests. (A libtest
+//! harness would print "running N tests" on stdout first, which would itself be a protocol
+//! error; libtest-mimic prints nothing before `main` hands over.) More knobs for the child:
 //!
 //! - `SKILL_CONFORM_FAULT_CASES`: which cases the fault applies to (the real variable);
 //! - `SESSION_FAULT_GRANDCHILD=FILE`: start `sleep 1000`, which inherits the pipes, and append
@@ -19,10 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-#[path = "harness/mod.rs"]
-mod harness;
-
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Failed, Trial};
 use serde_json::{json, Value};
 use skill_conform::session::{
     serve, AdapterCommand, Fault, FaultEvidence, FaultMode, HandshakeProblem, HelloReply, Phase,
@@ -35,11 +32,16 @@ const GRANDCHILD: &str = "SESSION_FAULT_GRANDCHILD";
 const ONCE: &str = "SESSION_FAULT_ONCE";
 const SLOW_MS: &str = "SESSION_FAULT_SLOW_MS";
 
-fn main() -> ExitCode {
-    if std::env::var_os(CHILD).is_some() {
-        return fake_adapter();
-    }
-    let trials = vec![
+/// Serves as the fake adapter when started as one (`SESSION_FAULT_CHILD` set); `None` otherwise.
+pub(crate) fn serve_if_child() -> Option<ExitCode> {
+    std::env::var_os(CHILD).is_some().then(fake_adapter)
+}
+
+/// The trials, named `session_faults::…`. They wait on timeouts and children, hardly on the
+/// CPU, so they overlap with the suite's CPU-bound tests (as a binary of their own they took
+/// 1.2 s of every `cargo test` alone).
+pub(crate) fn tests() -> Vec<Trial> {
+    vec![
         trial("normal_run_round_trips", normal_run_round_trips),
         trial("hang_times_out_and_the_next_case_runs", hang_times_out),
         trial("crash_is_exited_with_stderr_and_restarts", crash_restarts),
@@ -82,16 +84,11 @@ fn main() -> ExitCode {
             "pipelined_flaky_crashes_every_second_request_of_a_process",
             pipelined_flaky,
         ),
-    ];
-    let mut args = Arguments::from_args();
-    // The trials wait on timeouts and children, hardly on the CPU: one thread per trial (on
-    // two cores, one per core took 3.9 s, one per trial 1.8 s).
-    args.test_threads = Some(harness::test_threads(&args, trials.len()));
-    libtest_mimic::run(&args, trials).exit_code()
+    ]
 }
 
 fn trial(name: &'static str, body: fn() -> Result<(), Failed>) -> Trial {
-    Trial::test(name, body)
+    Trial::test(format!("session_faults::{name}"), body)
 }
 
 // ---------------------------------------------------------------------------------------------
