@@ -13,25 +13,14 @@ use crate::common::repo;
 /// Runs `skill-conform run ARGS` with a clean environment; returns the exit code, stdout and
 /// the parsed report.json.
 fn run(args: &[String], report_dir: &Path) -> (i32, String, Value) {
-    let out = Command::new(env!("CARGO_BIN_EXE_skill-conform"))
-        .arg("run")
-        .args(["--repo".as_ref(), repo().as_os_str()])
-        .args(["--report-dir".as_ref(), report_dir.as_os_str()])
-        .args(args)
-        .env_remove("CI")
-        .env_remove("SKILL_CONFORM_FAULT_CASES")
-        .output()
-        .expect("skill-conform runs");
+    let (code, stdout) = run_only(args, report_dir);
     let report =
         std::fs::read_to_string(report_dir.join("report.json")).expect("report.json written");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        serde_json::from_str(&report).expect("report.json parses"),
-    )
+    let report = serde_json::from_str(&report).expect("report.json parses");
+    (code, stdout, report)
 }
 
-/// Runs `skill-conform run ARGS` as [`run`] does, without reading the report.
+/// Runs `skill-conform run ARGS` with a clean environment, without reading the report.
 fn run_only(args: &[String], report_dir: &Path) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_skill-conform"))
         .arg("run")
