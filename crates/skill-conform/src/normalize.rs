@@ -35,6 +35,9 @@ use crate::case::Field;
 pub(crate) struct Redactions {
     /// (spelling, placeholder); sorted by length descending, then spelling.
     entries: Vec<(String, String)>,
+    /// The first character of each spelling, sorted and deduplicated: only where one of these
+    /// stands can a spelling start.
+    firsts: Vec<char>,
 }
 
 impl Redactions {
@@ -52,7 +55,13 @@ impl Redactions {
             }
         }
         entries.sort_by(|(a, _), (b, _)| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-        Redactions { entries }
+        let mut firsts: Vec<char> = entries
+            .iter()
+            .filter_map(|(spelling, _)| spelling.chars().next())
+            .collect();
+        firsts.sort_unstable();
+        firsts.dedup();
+        Redactions { entries, firsts }
     }
 
     /// `text` with every root spelling replaced by its placeholder.
@@ -65,14 +74,7 @@ impl Redactions {
         if self.entries.is_empty() {
             return text.to_owned();
         }
-        let mut firsts: Vec<char> = self
-            .entries
-            .iter()
-            .filter_map(|(spelling, _)| spelling.chars().next())
-            .collect();
-        firsts.sort_unstable();
-        firsts.dedup();
-        let next_candidate = |rest: &str| match firsts.as_slice() {
+        let next_candidate = |rest: &str| match self.firsts.as_slice() {
             [only] => rest.find(*only),
             many => rest.find(many),
         };
