@@ -225,10 +225,6 @@ fn check(condition: bool, what: &str) -> Result<(), Failed> {
     }
 }
 
-fn temp_dir() -> Result<tempfile::TempDir, Failed> {
-    tempfile::tempdir().map_err(|error| format!("tempdir: {error}").into())
-}
-
 /// Whether `pid` is a live process (a zombie counts as dead).
 fn alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
@@ -352,7 +348,7 @@ fn crash_restarts() -> Result<(), Failed> {
 /// A grandchild keeps stdout open after the adapter died: no end of file ever comes, yet the
 /// death is noticed and reported as a crash well before the run deadline.
 fn crash_with_grandchild() -> Result<(), Failed> {
-    let dir = temp_dir()?;
+    let dir = crate::common::tempdir();
     let spec = adapter(Some("crash"))
         .env(FAULT_CASES_ENV, "crash")
         .env(GRANDCHILD, dir.path().join("pids"));
@@ -521,7 +517,7 @@ fn nondeterministic() -> Result<(), Failed> {
 }
 
 fn failed_restart() -> Result<(), Failed> {
-    let dir = temp_dir()?;
+    let dir = crate::common::tempdir();
     let spec = adapter(Some("crash")).env(ONCE, dir.path().join("started"));
     let mut session = start(spec)?;
     let evidence = expect_fault(&mut session, "g/crash")?;
@@ -561,7 +557,7 @@ fn failed_restart() -> Result<(), Failed> {
 }
 
 fn no_orphans() -> Result<(), Failed> {
-    let dir = temp_dir()?;
+    let dir = crate::common::tempdir();
     let pid_file: PathBuf = dir.path().join("pids");
     let spec = adapter(Some("hang")).env(GRANDCHILD, &pid_file);
     let mut session = start(spec)?;
