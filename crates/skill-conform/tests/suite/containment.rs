@@ -266,28 +266,6 @@ fn an_adapter_that_writes_into_another_ports_sandboxes_fails_that_port() {
     scene.assert_clean_tmp();
 }
 
-/// Whether `pid` is a live process (a zombie awaiting its reaper counts as gone).
-fn alive(pid: &str) -> bool {
-    // SIGKILL is delivered asynchronously: on a loaded machine a killed process can still be
-    // running for a moment after the run exits. Alive means alive for 5 s after that.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    while running(pid) {
-        if std::time::Instant::now() > deadline {
-            return true;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    false
-}
-
-/// Whether `pid` is a process that is not a zombie, right now.
-fn running(pid: &str) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| stat.rsplit(") ").next().map(|rest| !rest.starts_with('Z')))
-        .unwrap_or(false)
-}
-
 /// Waits up to `secs` for `path` to exist.
 fn wait_for(path: &Path, secs: u64) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
@@ -353,7 +331,9 @@ fn interrupt_mid_run(signal: &str, code: i32, name: &str) {
     assert_eq!(report["trials"]["reference"].as_object().unwrap().len(), 3);
     for pid_file in ["adapter.pid", "child.pid"] {
         let pid = std::fs::read_to_string(root.join(pid_file)).unwrap();
-        assert!(!alive(pid.trim()), "{pid_file} {pid} still runs");
+        // Alive means alive for 5 s after the run exits.
+        let gone = crate::common::ends_within(pid.trim(), std::time::Duration::from_secs(5));
+        assert!(gone, "{pid_file} {pid} still runs");
     }
     scene.assert_clean_tmp();
     let after = skill_conform::tamper::digest_repository(&scene.repo).unwrap();

@@ -225,29 +225,6 @@ fn check(condition: bool, what: &str) -> Result<(), Failed> {
     }
 }
 
-/// Whether `pid` is a live process (a zombie counts as dead).
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => false,
-        Ok(stat) => {
-            // The state is the first field after the parenthesised command name.
-            let state = stat.rsplit_once(") ").map(|(_, rest)| rest.chars().next());
-            !matches!(state, Some(Some('Z' | 'X')))
-        }
-    }
-}
-
-fn wait_dead(pid: u32) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(3);
-    while alive(pid) {
-        if Instant::now() > deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    true
-}
-
 /// Peak resident memory of this test process, in KiB.
 fn peak_rss_kib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -578,7 +555,10 @@ fn no_orphans() -> Result<(), Failed> {
         &format!("two sleepers started, got {pids:?}"),
     )?;
     for pid in pids {
-        check(wait_dead(pid), &format!("grandchild {pid} is gone"))?;
+        check(
+            crate::common::ends_within(pid, Duration::from_secs(3)),
+            &format!("grandchild {pid} is gone"),
+        )?;
     }
     Ok(())
 }
@@ -610,7 +590,10 @@ fn close_ignored_bye() -> Result<(), Failed> {
                 },
         "bye timed out",
     )?;
-    check(wait_dead(pid), "adapter killed")
+    check(
+        crate::common::ends_within(pid, Duration::from_secs(3)),
+        "adapter killed",
+    )
 }
 
 /// Sends every case before taking any reply; returns each case with its reply or fault.

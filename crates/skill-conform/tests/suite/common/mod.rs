@@ -226,3 +226,28 @@ fn leaves(causes: &[boon::ValidationError]) -> Vec<String> {
         })
         .collect()
 }
+
+/// Whether process `pid` has not ended, right now (a zombie awaiting its reaper has ended).
+pub fn running(pid: impl std::fmt::Display) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            // The state is the first field after the parenthesised command name.
+            let state = stat.rsplit_once(") ").map(|(_, rest)| rest.chars().next());
+            state.map(|state| !matches!(state, Some('Z' | 'X')))
+        })
+        .unwrap_or(false)
+}
+
+/// Whether process `pid` ends within `wait`. SIGKILL is delivered asynchronously: on a loaded
+/// machine a killed process can still be running for a moment after its killer returned.
+pub fn ends_within(pid: impl std::fmt::Display, wait: std::time::Duration) -> bool {
+    let deadline = std::time::Instant::now() + wait;
+    while running(&pid) {
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    true
+}
